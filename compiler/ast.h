@@ -1,0 +1,91 @@
+/* ast.h — the mapping-expression AST, the program (axes, names, statements) and the front-end entry points. */
+#ifndef MAPC_AST_H
+#define MAPC_AST_H
+
+#include "base.h"
+
+/* Deepest mapping expression accepted (brackets, operator chains and pair lists all count);
+ * deeper input is a diagnosed error, so every recursive pass stays far from the stack limit. */
+#define MAPC_MAX_DEPTH 256
+
+/* Node kinds: X(kind, name printed in diagnostics). */
+#define MAP_KINDS(X)      \
+    X(MAP_SYM, "symbol")  \
+    X(MAP_BCAST, "broadcast") \
+    X(MAP_PAIR, "pair")   \
+    X(MAP_STRIDE, "stride") \
+    X(MAP_MOD, "modulo")  \
+    X(MAP_RESIZE, "resize") \
+    X(MAP_PAD, "padding")
+
+typedef enum {
+#define X(k, s) k,
+    MAP_KINDS(X)
+#undef X
+} MapKind;
+
+/* Padding kinds, numbered like the matching cell kinds. */
+typedef enum { PAD_TOP = 1, PAD_ZERO = 2, PAD_BOTTOM = 3 } PadKind;
+
+typedef struct Map Map;
+struct Map {
+    MapKind kind;
+    PadKind pad;        /* MAP_PAD */
+    int axis;           /* MAP_SYM: index into Prog.axes */
+    uint32_t depth;     /* 1 for a leaf */
+    uint64_t n;         /* operator argument; MAP_BCAST: the count */
+    uint64_t size;      /* |E|, always checked and >= 1 */
+    const Map *l, *r;   /* operand; MAP_PAIR: major l, minor r */
+    Loc loc;            /* the operator (or atom) in the source */
+};
+
+typedef struct Axis {
+    const char *name;
+    uint64_t size;
+    Loc loc;
+} Axis;
+
+typedef enum { NAME_AXIS, NAME_CONST, NAME_TYPE } NameKind;
+
+typedef struct Name {
+    const char *name;
+    NameKind kind;
+    int axis;           /* NAME_AXIS */
+    uint64_t value;     /* NAME_CONST */
+    const Map *map;     /* NAME_TYPE (NULL if its definition had errors) */
+    Loc loc;
+    struct Name *next;
+} Name;
+
+typedef struct Prog {
+    Arena arena;        /* owns everything below */
+    Diags diags;
+    Axis *axes;
+    int naxes, axes_cap;
+    Name *names;        /* newest first */
+    int ntypes;
+    const Name **types; /* in definition order, for listing */
+    int types_cap;
+    int nasserts, nasserts_failed;
+} Prog;
+
+/* Creates an empty program; free with prog_free. */
+Prog *prog_new(void);
+void prog_free(Prog *p);
+
+/* Parses and checks one source text (statements are processed in order; assertions are
+ * evaluated as they are met). name labels diagnostics. Returns the number of new errors,
+ * which are appended to p->diags. The text is copied. */
+int prog_parse(Prog *p, const char *name, const char *text, size_t len);
+
+/* Parses a lone mapping expression ("m![...]", or a type name) against the program's
+ * declarations; returns NULL (with diagnostics) on error. */
+const Map *prog_parse_map(Prog *p, const char *name, const char *text);
+
+/* Looks a name up; NULL if undeclared. */
+const Name *prog_lookup(const Prog *p, const char *name);
+
+/* Appends the mapping as valid m![...] source text to buf (truncating; returns needed length). */
+size_t map_format(const Prog *p, const Map *m, char *buf, size_t size);
+
+#endif

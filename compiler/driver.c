@@ -1,0 +1,122 @@
+/* driver.c — helpers shared by the mapc commands: file loading, NAME resolution, printing. */
+#include "driver.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "mapc: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nTry 'mapc --help'.\n");
+    return EXIT_USAGE;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (n == cap) {
+            cap *= 2;
+            char *b = realloc(buf, cap);
+            if (!b) {
+                free(buf);
+                fclose(f);
+                errno = ENOMEM;
+                return NULL;
+            }
+            buf = b;
+        }
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (r == 0)
+            break;
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (err) {
+        free(buf);
+        errno = EIO;
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+void print_diags(const Prog *p, const Diag *from)
+{
+    for (const Diag *d = from ? from : p->diags.head; d; d = d->next) {
+        size_t n = diag_format(d, NULL, 0);
+        char *s = malloc(n + 1);
+        diag_format(d, s, n + 1);
+        fputs(s, stderr);
+        free(s);
+    }
+}
+
+/* Loads a program from a file (or, with is_source, from text); returns NULL after printing why. */
+Prog *load(const char *arg, bool is_source)
+{
+    Prog *p = prog_new();
+    if (is_source) {
+        prog_parse(p, "<command-line>", arg, strlen(arg));
+    } else {
+        size_t len;
+        char *text = read_file(arg, &len);
+        if (!text) {
+            fprintf(stderr, "mapc: cannot read %s: %s\n", arg, strerror(errno));
+            prog_free(p);
+            return NULL;
+        }
+        prog_parse(p, arg, text, len);
+        free(text);
+    }
+    if (p->diags.count) {
+        print_diags(p, NULL);
+        prog_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* Resolves a NAME argument (type name or inline m![...]); prints diagnostics on failure. */
+const Map *resolve(Prog *p, const char *name)
+{
+    int before = p->diags.count;
+    const Map *m = prog_parse_map(p, "<command-line>", name);
+    if (!m) {
+        const Diag *d = p->diags.head;
+        for (int i = 0; i < before && d; i++)
+            d = d->next;
+        if (d)
+            print_diags(p, d);
+    }
+    return m;
+}
+
+bool parse_pos(const char *s, uint64_t *out)
+{
+    if (!*s)
+        return false;
+    uint64_t v = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || __builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)(*s - '0'), &v))
+            return false;
+    }
+    *out = v;
+    return true;
+}
+
+char *fmt_cell(const Prog *p, const Cell *c)
+{
+    size_t n = cell_format(p, c, NULL, 0);
+    char *s = malloc(n + 1);
+    cell_format(p, c, s, n + 1);
+    return s;
+}
+

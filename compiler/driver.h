@@ -1,0 +1,33 @@
+/* driver.h — what the mapc command implementations share: loading programs, resolving NAME
+ * arguments, printing diagnostics and cells, and the exit statuses of CLI.md. */
+#ifndef MAPC_DRIVER_H
+#define MAPC_DRIVER_H
+
+#include "ast.h"
+#include "eval.h"
+
+#include <stdio.h>
+
+enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
+
+/* Prints "mapc: <fmt with arg>" and the --help hint to stderr; returns EXIT_USAGE. */
+int usage_error(const char *fmt, const char *arg);
+/* Prints the program's diagnostics from `from` (NULL: all) to stderr. */
+void print_diags(const Prog *p, const Diag *from);
+/* Loads and checks a program from a file (or, with is_source, from the text itself);
+ * NULL after printing the diagnostics or the I/O error. */
+Prog *load(const char *arg, bool is_source);
+/* Resolves a NAME argument (a type name or an inline m![...]); NULL after printing why. */
+const Map *resolve(Prog *p, const char *name);
+/* Parses a decimal 64-bit number; false if malformed or too large. */
+bool parse_pos(const char *s, uint64_t *out);
+/* The printed form of a cell, malloc'ed. */
+char *fmt_cell(const Prog *p, const Cell *c);
+
+/* The commands: argv holds the arguments after the command name. */
+int cmd_check(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
+int cmd_table(int argc, char **argv);
+int cmd_equiv(int argc, char **argv);
+
+#endif

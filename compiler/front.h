@@ -1,0 +1,92 @@
+/* front.h — front-end internals shared by the lexer, the Lemon grammar actions and the checker. */
+#ifndef MAPC_FRONT_H
+#define MAPC_FRONT_H
+
+#include "ast.h"
+#include "eval.h"
+
+typedef struct Token {
+    int kind;           /* TK_* from the generated parser.h, 0 at end of input */
+    const char *s;      /* points into the source text */
+    uint32_t len;
+    uint64_t num;       /* TK_NUM: the value */
+    Loc loc;
+} Token;
+
+typedef struct Lexer {
+    const Source *src;
+    const char *cur, *lim, *tok;
+    uint32_t line;
+    const char *line_start;
+    Diags *diags;
+} Lexer;
+
+void lex_init(Lexer *lx, const Source *src, Diags *diags);
+/* Reads the next token; lexical errors are diagnosed and skipped. Returns false at the end. */
+bool lex_next(Lexer *lx, Token *t);
+
+/* A list of mappings being collected for "L, R, ..." and index-literal entries. */
+typedef struct MapList {
+    const Map *map;     /* NULL if the entry had an error */
+    uint64_t value;     /* index-literal value */
+    Loc loc;
+    struct MapList *next;   /* built newest first */
+} MapList;
+
+/* An operator argument: its value, and whether it resolved. */
+typedef struct Arg {
+    uint64_t n;
+    bool ok;
+} Arg;
+
+/* A cell literal in an assertion. */
+typedef struct CellLit {
+    bool ok;
+    bool is_index;
+    CellKind kind;
+    MapList *terms;     /* is_index: entries newest first */
+    Loc loc;
+} CellLit;
+
+/* The context every grammar action receives. */
+typedef struct Parser {
+    Prog *prog;
+    const Source *src;
+    Evaluator *ev;
+    const char *defining;   /* name of the type being defined (self-reference check) */
+    const Map *expr;        /* result of a lone-expression parse */
+    bool expr_ok;
+    int syntax_errors;
+    bool stopped;           /* a fatal error (nesting) stopped this source */
+} Parser;
+
+/* Builders called by grammar actions: each checks its static rule (SPEC §2), reports the
+ * offending numbers at loc, and returns NULL on error. NULL operands propagate silently. */
+const Map *sema_symbol(Parser *ps, Token name);
+const Map *sema_broadcast(Parser *ps, Token num);
+const Map *sema_escape_type(Parser *ps, Token name);
+const Map *sema_postfix(Parser *ps, MapKind kind, PadKind pad, const Map *l, bool arg_ok, uint64_t n, Loc loc);
+/* Right-nests a list collected newest first into pairs (m![A, B, C] is m![A, [B, C]]). */
+const Map *sema_pair_list(Parser *ps, MapList *items);
+/* Resolves "{NAME}" after an operator; false (diagnosed) if not a constant. */
+bool sema_escape_const(Parser *ps, Token name, uint64_t *value);
+MapList *sema_list_add(Parser *ps, MapList *list, const Map *m, uint64_t value, Loc loc);
+
+void sema_axis(Parser *ps, Token name, Token size);
+void sema_const(Parser *ps, Token name, Token value);
+void sema_type(Parser *ps, Token name, const Map *m);
+/* Resolves a type name used as a mapping reference (assertions, the command line). */
+const Map *sema_type_ref(Parser *ps, Token name);
+void sema_assert_cell(Parser *ps, Loc at, const Map *m, Token pos, const CellLit *expect);
+void sema_assert_equiv(Parser *ps, Loc at, const Map *a, const Map *b, bool want_equal);
+/* Checks index-literal entries against their sizes; returns ok. */
+bool sema_index_lit(Parser *ps, MapList *terms);
+/* "pad(IDENT)": the padding kind named by IDENT. */
+bool sema_pad_name(Parser *ps, Token name, CellKind *kind);
+
+/* Lemon's generated entry points (parser.c). */
+void *mapc_parserAlloc(void *(*alloc)(size_t));
+void mapc_parserFree(void *p, void (*freeproc)(void *));
+void mapc_parser(void *p, int kind, Token tok, Parser *ps);
+
+#endif

@@ -1,0 +1,115 @@
+/* parser.y — the Lemon grammar of .map files; actions build checked mappings through sema_*. */
+
+%name mapc_parser
+%token_prefix TK_
+%token_type {Token}
+%extra_argument {Parser *ps}
+%stack_size 4096
+
+%include {
+#include <assert.h>
+#include <stdlib.h>
+#include "front.h"
+}
+
+%syntax_error {
+    ps->syntax_errors++;
+    if (yymajor == 0)
+        diag_error(&ps->prog->diags, TOKEN.loc, "unexpected end of input");
+    else
+        diag_error(&ps->prog->diags, TOKEN.loc, "syntax error near '%.*s'", (int)TOKEN.len, TOKEN.s);
+}
+%stack_overflow {
+    diag_error(&ps->prog->diags, (Loc){ps->src, 0, 0}, "input nested too deeply for the parser");
+    ps->stopped = true;
+}
+
+/* Tokens the lexer produces (fixes their numbering). */
+%token KW_AXES KW_M KW_I KW_CONST KW_TYPE KW_ASSERT KW_PAD KW_OOB KW_OVERFLOW IDENT NUM
+       LBRACK RBRACK LPAREN RPAREN LBRACE RBRACE COMMA SEMI COLON EQEQ NE EQ SLASH PERCENT
+       HASH STAR BANG EXPR_START.
+
+%type mapping {const Map *}
+%type mapref {const Map *}
+%type mlist {const Map *}
+%type items {MapList *}
+%type postfix {const Map *}
+%type atom {const Map *}
+%type padkind {PadKind}
+%type arg {Arg}
+%type cellv {CellLit}
+%type ilist {MapList *}
+%type ientries {MapList *}
+
+input ::= stmts.
+input ::= EXPR_START mapref(E). { ps->expr = E; ps->expr_ok = E != NULL; }
+
+stmts ::= .
+stmts ::= stmts stmt.
+
+stmt ::= KW_AXES LBRACK axis_list RBRACK SEMI.
+stmt ::= KW_AXES LBRACK axis_list COMMA RBRACK SEMI.
+axis_list ::= axis_decl.
+axis_list ::= axis_list COMMA axis_decl.
+axis_decl ::= IDENT(N) EQ NUM(V). { sema_axis(ps, N, V); }
+
+stmt ::= KW_CONST IDENT(N) EQ NUM(V) SEMI. { sema_const(ps, N, V); }
+
+stmt ::= type_head(N) mapping(M) SEMI. { sema_type(ps, N, M); ps->defining = NULL; }
+%type type_head {Token}
+type_head(H) ::= KW_TYPE IDENT(N) EQ. { H = N; ps->defining = arena_strndup(&ps->prog->arena, N.s, N.len); }
+
+stmt ::= KW_ASSERT(A) mapref(M) LBRACK NUM(P) RBRACK EQEQ cellv(C) SEMI. { sema_assert_cell(ps, A.loc, M, P, &C); }
+stmt ::= KW_ASSERT(A) mapref(X) EQEQ mapref(Y) SEMI. { sema_assert_equiv(ps, A.loc, X, Y, true); }
+stmt ::= KW_ASSERT(A) mapref(X) NE mapref(Y) SEMI. { sema_assert_equiv(ps, A.loc, X, Y, false); }
+
+stmt ::= error SEMI. { ps->defining = NULL; }
+
+mapref(R) ::= IDENT(N). { R = sema_type_ref(ps, N); }
+mapref(R) ::= mapping(M). { R = M; }
+
+mapping(R) ::= KW_M LBRACK mlist(L) RBRACK. { R = L; }
+
+mlist(R) ::= items(I). { R = sema_pair_list(ps, I); }
+mlist(R) ::= items(I) COMMA. { R = sema_pair_list(ps, I); }
+items(R) ::= postfix(P). { R = sema_list_add(ps, NULL, P, 0, (Loc){0}); }
+items(R) ::= items(I) COMMA postfix(P). { R = sema_list_add(ps, I, P, 0, (Loc){0}); }
+
+postfix(R) ::= atom(A). { R = A; }
+postfix(R) ::= postfix(L) SLASH(O) arg(N). { R = sema_postfix(ps, MAP_STRIDE, PAD_TOP, L, N.ok, N.n, O.loc); }
+postfix(R) ::= postfix(L) PERCENT(O) arg(N). { R = sema_postfix(ps, MAP_MOD, PAD_TOP, L, N.ok, N.n, O.loc); }
+postfix(R) ::= postfix(L) EQ(O) arg(N). { R = sema_postfix(ps, MAP_RESIZE, PAD_TOP, L, N.ok, N.n, O.loc); }
+postfix(R) ::= postfix(L) HASH(O) arg(N). { R = sema_postfix(ps, MAP_PAD, PAD_TOP, L, N.ok, N.n, O.loc); }
+postfix(R) ::= postfix(L) HASH(O) padkind(P) arg(N). { R = sema_postfix(ps, MAP_PAD, P, L, N.ok && P, N.n, O.loc); }
+
+padkind(R) ::= LBRACE STAR RBRACE. { R = PAD_TOP; }
+padkind(R) ::= LBRACE BANG RBRACE. { R = PAD_BOTTOM; }
+padkind(R) ::= LBRACE NUM(N) RBRACE. {
+    if (N.num == 0) {
+        R = PAD_ZERO;
+    } else {
+        diag_error(&ps->prog->diags, N.loc, "padding kind must be {*}, {0} or {!}, not {%.*s}", (int)N.len, N.s);
+        R = 0;
+    }
+}
+
+/* The operator argument: a number, or a {CONST} escape (ok is false if it did not resolve). */
+arg(R) ::= NUM(N). { R = (Arg){N.num, true}; }
+arg(R) ::= LBRACE IDENT(N) RBRACE. { R.n = 0; R.ok = sema_escape_const(ps, N, &R.n); }
+
+atom(R) ::= IDENT(N). { R = sema_symbol(ps, N); }
+atom(R) ::= NUM(N). { R = sema_broadcast(ps, N); }
+atom(R) ::= LBRACK mlist(L) RBRACK. { R = L; }
+atom(R) ::= LPAREN mlist(L) RPAREN. { R = L; }
+atom(R) ::= LBRACE IDENT(N) RBRACE. { R = sema_escape_type(ps, N); }
+
+cellv(R) ::= KW_I(I) LBRACK ilist(L) RBRACK. { R = (CellLit){.ok = sema_index_lit(ps, L), .is_index = true, .terms = L, .loc = I.loc}; }
+cellv(R) ::= KW_PAD(P) LPAREN IDENT(N) RPAREN. { R = (CellLit){.loc = P.loc}; R.ok = sema_pad_name(ps, N, &R.kind); }
+cellv(R) ::= KW_OOB(T). { R = (CellLit){.ok = true, .kind = CELL_OOB, .loc = T.loc}; }
+cellv(R) ::= KW_OVERFLOW(T). { R = (CellLit){.ok = true, .kind = CELL_OVERFLOW, .loc = T.loc}; }
+
+ilist(R) ::= . { R = NULL; }
+ilist(R) ::= ientries(E). { R = E; }
+ilist(R) ::= ientries(E) COMMA. { R = E; }
+ientries(R) ::= postfix(P) COLON(C) NUM(V). { R = sema_list_add(ps, NULL, P, V.num, C.loc); }
+ientries(R) ::= ientries(L) COMMA postfix(P) COLON(C) NUM(V). { R = sema_list_add(ps, L, P, V.num, C.loc); }
