@@ -120,8 +120,12 @@ int cmd_table(int argc, char **argv)
         if (lw < 7)
             lw = 7;
         printf("%-*s", lw + 2, "row\\col");
-        for (uint64_t j = 0; j < cols; j++)
-            printf("%-*llu%s", (int)width, (unsigned long long)j, j + 1 < cols ? "  " : "\n");
+        for (uint64_t j = 0; j < cols; j++) {
+            if (j + 1 < cols)
+                printf("%-*llu  ", (int)width, (unsigned long long)j);
+            else
+                printf("%llu\n", (unsigned long long)j);
+        }
         for (uint64_t r = 0; r < rows; r++) {
             printf("%-*llu", lw + 2, (unsigned long long)r);
             for (uint64_t j = 0; j < cols && r * cols + j < m->size; j++) {

@@ -78,11 +78,35 @@ static void run(Parser *ps, const Source *src, bool expr)
     mapc_parserFree(lemon, free);
 }
 
+/* Puts the diagnostics added since `before` in source order (the lexer reports one token ahead
+ * of the parser); a stable insertion sort, so equal positions keep their order. */
+static void sort_new_diags(Prog *p, int before)
+{
+    Diag **link = &p->diags.head;
+    for (int i = 0; i < before; i++)
+        link = &(*link)->next;
+    Diag *sorted = NULL, *d = *link;
+    while (d) {
+        Diag *next = d->next, **at = &sorted;
+        while (*at && ((*at)->loc.line < d->loc.line ||
+                       ((*at)->loc.line == d->loc.line && (*at)->loc.col <= d->loc.col)))
+            at = &(*at)->next;
+        d->next = *at;
+        *at = d;
+        d = next;
+    }
+    *link = sorted;
+    p->diags.tail = link;
+    while (*p->diags.tail)
+        p->diags.tail = &(*p->diags.tail)->next;
+}
+
 int prog_parse(Prog *p, const char *name, const char *text, size_t len)
 {
     int before = p->diags.count;
     Parser ps = {.prog = p, .src = new_source(p, name, text, len)};
     run(&ps, ps.src, false);
+    sort_new_diags(p, before);
     return p->diags.count - before;
 }
 
