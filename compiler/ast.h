@@ -57,6 +57,23 @@ typedef struct Name {
     struct Name *next;
 } Name;
 
+/* Element types of relayout kernels (issue 4): X(kind, spelling, bytes). */
+#define ELEM_TYPES(X) X(ELEM_F32, "f32", 4) X(ELEM_F64, "f64", 8) X(ELEM_BF16, "bf16", 2) \
+    X(ELEM_F16, "f16", 2) X(ELEM_I8, "i8", 1) X(ELEM_I32, "i32", 4)
+typedef enum {
+#define X(k, s, b) k,
+    ELEM_TYPES(X)
+#undef X
+} ElemType;
+
+/* A relayout kernel "copy NAME: SRC -> DST as T;" (checked by sema_copy). */
+typedef struct Copy {
+    const char *name;
+    const Map *src, *dst;
+    ElemType elem;
+    Loc loc;
+} Copy;
+
 typedef struct Prog {
     Arena arena;        /* owns everything below */
     Diags diags;
@@ -67,7 +84,20 @@ typedef struct Prog {
     const Name **types; /* in definition order, for listing */
     int types_cap;
     int nasserts, nasserts_failed;
+    const Copy **copies;    /* relayout kernels, in definition order */
+    int ncopies, copies_cap;
 } Prog;
+
+/* Checked construction of single nodes (build.c): each applies its static rule of SPEC §2 and the
+ * nesting limit to operands that are already checked; on a violation it returns NULL and writes a
+ * message naming the numbers ("stride 3 does not divide size 8") into why. Nodes live in the arena. */
+#define MAP_WHY_SIZE 160
+typedef char MapWhy[MAP_WHY_SIZE];
+const Map *map_make_sym(Arena *a, int axis, uint64_t axis_size, Loc loc, MapWhy why);
+const Map *map_make_bcast(Arena *a, uint64_t n, Loc loc, MapWhy why);
+const Map *map_make_pair(Arena *a, const Map *l, const Map *r, Loc loc, MapWhy why);
+/* kind is MAP_STRIDE, MAP_MOD, MAP_RESIZE or MAP_PAD (pad names the padding kind). */
+const Map *map_make_op(Arena *a, MapKind kind, PadKind pad, const Map *l, uint64_t n, Loc loc, MapWhy why);
 
 /* Creates an empty program; free with prog_free. */
 Prog *prog_new(void);

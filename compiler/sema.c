@@ -23,24 +23,11 @@ static bool is_defining(Parser *ps, Token t)
     return ps->defining && strlen(ps->defining) == t.len && memcmp(ps->defining, t.s, t.len) == 0;
 }
 
-/* Allocates a node whose operands are already checked; enforces the nesting limit. */
-static Map *new_node(Parser *ps, MapKind kind, const Map *l, const Map *r, Loc loc)
+/* Reports a builder's rule violation at loc; passes the node through. */
+static const Map *checked(Parser *ps, const Map *m, Loc loc, const char *why)
 {
-    uint32_t depth = 1;
-    if (l && l->depth + 1 > depth)
-        depth = l->depth + 1;
-    if (r && r->depth + 1 > depth)
-        depth = r->depth + 1;
-    if (depth > MAPC_MAX_DEPTH) {
-        diag_error(D(ps), loc, "mapping nested deeper than %d levels", MAPC_MAX_DEPTH);
-        return NULL;
-    }
-    Map *m = arena_alloc(&ps->prog->arena, sizeof *m);
-    m->kind = kind;
-    m->l = l;
-    m->r = r;
-    m->loc = loc;
-    m->depth = depth;
+    if (!m)
+        diag_error(D(ps), loc, "%s", why);
     return m;
 }
 
@@ -63,24 +50,15 @@ const Map *sema_symbol(Parser *ps, Token name)
                    n->name, n->name);
         return NULL;
     }
-    Map *m = new_node(ps, MAP_SYM, NULL, NULL, name.loc);
-    if (m) {
-        m->axis = n->axis;
-        m->size = ps->prog->axes[n->axis].size;
-    }
-    return m;
+    MapWhy why;
+    return checked(ps, map_make_sym(&ps->prog->arena, n->axis, ps->prog->axes[n->axis].size, name.loc, why),
+                   name.loc, why);
 }
 
 const Map *sema_broadcast(Parser *ps, Token num)
 {
-    if (num.num == 0) {
-        diag_error(D(ps), num.loc, "broadcast 0 is below 1");
-        return NULL;
-    }
-    Map *m = new_node(ps, MAP_BCAST, NULL, NULL, num.loc);
-    if (m)
-        m->size = m->n = num.num;
-    return m;
+    MapWhy why;
+    return checked(ps, map_make_bcast(&ps->prog->arena, num.num, num.loc, why), num.loc, why);
 }
 
 const Map *sema_escape_type(Parser *ps, Token name)
@@ -125,50 +103,8 @@ const Map *sema_postfix(Parser *ps, MapKind kind, PadKind pad, const Map *l, boo
 {
     if (!l || !arg_ok)
         return NULL;
-    uint64_t size = 0;
-    switch (kind) {
-    case MAP_STRIDE:
-        if (n == 0 || l->size % n) {
-            diag_error(D(ps), loc, "stride %llu does not divide size %llu", U(n), U(l->size));
-            return NULL;
-        }
-        size = l->size / n;
-        break;
-    case MAP_MOD:
-        if (n == 0 || l->size % n) {
-            diag_error(D(ps), loc, "modulo %llu does not divide size %llu", U(n), U(l->size));
-            return NULL;
-        }
-        size = n;
-        break;
-    case MAP_RESIZE:
-        if (n == 0) {
-            diag_error(D(ps), loc, "resize 0 is below 1");
-            return NULL;
-        }
-        if (n > l->size) {
-            diag_error(D(ps), loc, "resize %llu exceeds size %llu", U(n), U(l->size));
-            return NULL;
-        }
-        size = n;
-        break;
-    case MAP_PAD:
-        if (n < l->size) {
-            diag_error(D(ps), loc, "padding %llu is below size %llu", U(n), U(l->size));
-            return NULL;
-        }
-        size = n;
-        break;
-    default:
-        return NULL;
-    }
-    Map *m = new_node(ps, kind, l, NULL, loc);
-    if (m) {
-        m->n = n;
-        m->size = size;
-        m->pad = pad;
-    }
-    return m;
+    MapWhy why;
+    return checked(ps, map_make_op(&ps->prog->arena, kind, pad, l, n, loc, why), loc, why);
 }
 
 MapList *sema_list_add(Parser *ps, MapList *list, const Map *m, uint64_t value, Loc loc)
@@ -191,16 +127,10 @@ const Map *sema_pair_list(Parser *ps, MapList *items)
     /* items are newest first: fold from the minor end, so the comma groups to the right */
     const Map *acc = items->map;
     for (MapList *e = items->next; e; e = e->next) {
-        uint64_t size;
-        if (!u64_mul(e->map->size, acc->size, &size)) {
-            diag_error(D(ps), e->map->loc, "size %llu × %llu overflows 64 bits", U(e->map->size), U(acc->size));
+        MapWhy why;
+        acc = checked(ps, map_make_pair(&ps->prog->arena, e->map, acc, e->map->loc, why), e->map->loc, why);
+        if (!acc)
             return NULL;
-        }
-        Map *m = new_node(ps, MAP_PAIR, e->map, acc, e->map->loc);
-        if (!m)
-            return NULL;
-        m->size = size;
-        acc = m;
     }
     return acc;
 }
