@@ -1,0 +1,106 @@
+/* rt.h — the mapc runtime: host, HBM and DM tensors laid out by mapping expressions, tile views, DMA
+ * between layouts, and a thread pool that spreads moves over slices (SPEC §5). */
+#ifndef MAPC_RT_H
+#define MAPC_RT_H
+
+#include "ast.h"
+#include "eval.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- Element types ---- */
+
+typedef enum { RT_F32, RT_BF16, RT_F16, RT_I8, RT_I32, RT_NELEMS } RtElem;
+
+size_t rt_elem_size(RtElem e);
+const char *rt_elem_name(RtElem e);
+/* Parses "f32", "bf16", ...; false if unknown. */
+bool rt_elem_parse(const char *name, RtElem *out);
+
+/* ---- Context ---- */
+
+typedef enum { RT_HOST, RT_HBM, RT_DM } RtMemory;
+
+typedef struct RtConfig {
+    uint64_t hbm_chip_bytes;    /* HBM capacity per chip (default 48 GiB) */
+    uint64_t dm_slice_bytes;    /* DM capacity per slice (default 512 KiB) */
+    uint64_t dm_max_clusters;   /* clusters per chip (default 2) */
+    uint64_t dm_slices[4];      /* allowed slice counts, 0-terminated (default 64, 128, 256) */
+    int threads;                /* worker threads; 0: one per core */
+} RtConfig;
+
+/* The defaults of SPEC §5. */
+RtConfig rt_default_config(void);
+
+typedef struct RtContext RtContext;
+
+/* Creates a runtime over a checked program (tensor mappings are Maps of prog; the runtime adds the
+ * mappings it derives, such as tile views, to prog's arena, so prog must outlive the context and must
+ * not be used from another thread meanwhile). Returns NULL only when memory or threads run out. */
+RtContext *rt_new(Prog *prog, const RtConfig *cfg);
+/* Frees the context, its thread pool and its cached moves (not the tensors). */
+void rt_free(RtContext *rt);
+/* The message of the last failed call on rt (owned by rt, valid until the next call). */
+const char *rt_error(const RtContext *rt);
+int rt_threads(const RtContext *rt);
+
+/* ---- Tensors ---- */
+
+typedef struct RtTensor RtTensor;
+
+/* Creates a zero-filled tensor. maps are, by memory: RT_HOST {Element}; RT_HBM {Chip, Element};
+ * RT_DM {Chip, Cluster, Slice, Element}. The element at spatial coordinates and element position
+ * holds the tensor at the sum of the mappings' partial indices, so the buffer is laid out as the flat
+ * mapping m![Chip, ..., Element]; the mappings must use disjoint axes. Capacities are checked
+ * (DM: Cluster <= dm_max_clusters, Slice one of dm_slices, |Element| * size <= dm_slice_bytes).
+ * Returns NULL with rt_error set. The buffer is 64-byte aligned; free with rt_tensor_free. */
+RtTensor *rt_tensor_new(RtContext *rt, RtMemory mem, RtElem elem, const Map *const *maps, int nmaps);
+void rt_tensor_free(RtTensor *t);
+void *rt_tensor_data(const RtTensor *t);
+uint64_t rt_tensor_elems(const RtTensor *t);     /* buffer positions */
+RtElem rt_tensor_elem(const RtTensor *t);
+const Map *rt_tensor_map(const RtTensor *t);     /* the flat mapping */
+
+/* The logical tensor: the axes the tensor's mappings use, in declaration order. Returns their count
+ * and fills axes (at most prog->naxes entries). The dense host array of the tensor is row-major over
+ * these axes with their declared sizes. */
+int rt_tensor_axes(const RtTensor *t, int *axes);
+
+/* ---- Views and tiles ---- */
+
+/* A view: a mapping over the tensor's buffer starting at element pos_offset; its indices are relative
+ * to index_offset (one entry per axis of the program) in the tensor's index space. */
+typedef struct RtView {
+    RtTensor *tensor;
+    const Map *map;
+    uint64_t pos_offset;
+    const uint64_t *index_offset;   /* owned by the context */
+    bool writable;                  /* a write view: bottom padding outside the tile */
+} RtView;
+
+/* The whole tensor as a view. */
+RtView rt_view(RtTensor *t, bool writable);
+
+/* tile(view, I, LEN, start) of SPEC §5: LEN consecutive values of the digit I (a digit of the view's
+ * mapping, split out first if needed) from coordinate start. The tile's mapping replaces I by
+ * I = LEN # |I| (read views: outside cells read as pad(top)) or I = LEN #{!} |I| (write views: a
+ * write never escapes). If expect is not NULL it must be equivalent to that mapping. Errors (I not a
+ * digit, start or LEN out of range, start on padding, a mismatching expect, which is named) return -1
+ * with rt_error set; 0 on success. */
+int rt_tile(RtContext *rt, const RtView *v, const Map *index, uint64_t len, uint64_t start, const Map *expect,
+            RtView *out);
+
+/* ---- Moves ---- */
+
+/* Writes a dense row-major host array of the logical tensor into the view: every live cell gets its
+ * element, pad(zero) cells get 0, pad(top) cells are left, pad(bottom) cells are never touched. */
+int rt_from_host(RtContext *rt, const RtView *dst, const void *host);
+/* Reads the view back into a dense row-major host array (indices the view does not hold are left). */
+int rt_to_host(RtContext *rt, const RtView *src, void *host);
+/* DMA: moves src into dst, which must hold the same logical tensor (same axes; every live destination
+ * index must have a source position). Same semantics for padding as rt_from_host; never reads outside
+ * the source's live cells. HBM<->DM transfers need 8-byte aligned views. Runs on the thread pool. */
+int rt_dma(RtContext *rt, const RtView *dst, const RtView *src);
+
+#endif

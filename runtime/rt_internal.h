@@ -1,0 +1,76 @@
+/* rt_internal.h — what the runtime's files share: the context, tensors, the thread pool and move plans. */
+#ifndef MAPC_RT_INTERNAL_H
+#define MAPC_RT_INTERNAL_H
+
+#include "rt.h"
+
+#include <stdarg.h>
+
+/* ---- Thread pool (pool.c) ---- */
+
+typedef struct RtPool RtPool;
+typedef void (*RtTask)(void *arg, int task);
+
+/* Starts threads-1 workers (the caller is the last one). NULL if threads cannot be created. */
+RtPool *rt_pool_new(int threads);
+void rt_pool_free(RtPool *p);
+/* Runs task(arg, i) for every i in [0, ntasks) across the pool and waits for all of them. */
+void rt_pool_run(RtPool *p, int ntasks, RtTask task, void *arg);
+
+/* ---- Move plans (plan.c) ---- */
+
+/* A run of a move: len elements from src to dst (positions relative to the views); src == RUN_ZERO
+ * writes zeros instead. */
+#define RUN_ZERO UINT64_MAX
+typedef struct Run {
+    uint64_t dst, src, len;
+} Run;
+
+typedef struct Plan {
+    const Map *dst, *src;
+    int64_t *delta;         /* source index = destination index + delta, per axis */
+    bool missing_ok;
+    Run *runs;
+    size_t nruns;
+    uint64_t dst_end, src_end;  /* one past the highest position touched */
+    struct Plan *next;
+} Plan;
+
+/* The cached plan that moves src (mapping) into dst (mapping): every destination cell that is live
+ * with index i receives the source element whose index is i + delta (the smallest such position);
+ * pad(zero) cells receive 0; other cells are skipped. A live index with no source is an error unless
+ * missing_ok (then it is skipped). NULL with rt_error set on error. */
+const Plan *rt_plan(RtContext *rt, const Map *dst, const Map *src, const int64_t *delta, bool missing_ok);
+void rt_plans_free(Plan *p);
+
+/* ---- Context and tensors ---- */
+
+struct RtContext {
+    Prog *prog;
+    RtConfig cfg;
+    RtPool *pool;
+    int threads;
+    Evaluator *ev;
+    Plan *plans;
+    char error[512];
+};
+
+struct RtTensor {
+    RtContext *rt;
+    RtMemory mem;
+    RtElem elem;
+    const Map *maps[4];
+    int nmaps;
+    const Map *flat;
+    void *data;
+    uint64_t elems;
+    uint64_t *zero_offset;  /* naxes zeros: the index offset of a whole-tensor view */
+    const Map *host;        /* the dense row-major mapping of the logical tensor, made on first use */
+};
+
+/* Sets rt's error message (printf-style) and returns -1. */
+int rt_fail(RtContext *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Marks in used[] (naxes entries) the axes a mapping refers to, through composite bases too. */
+void rt_mark_axes(const Map *m, bool *used);
+
+#endif

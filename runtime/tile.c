@@ -1,0 +1,191 @@
+/* tile.c — tile views (SPEC §5): LEN consecutive values of a digit of a view's mapping, as a new view. */
+#include "rt_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define U(x) ((unsigned long long)(x))
+
+/* The digit a mapping denotes: base X, stride s and count m (an axis, or a chain of / and %). */
+typedef struct Digit {
+    const Map *base;
+    uint64_t stride, count;
+} Digit;
+
+static bool as_digit(const Map *e, Digit *d)
+{
+    d->count = e->size;
+    d->stride = 1;
+    if (e->kind != MAP_SYM && e->kind != MAP_STRIDE && e->kind != MAP_MOD)
+        return false;
+    while (e->kind == MAP_STRIDE || e->kind == MAP_MOD) {
+        if (e->kind == MAP_STRIDE)
+            d->stride *= e->n;
+        e = e->l;
+    }
+    d->base = e;
+    return true;
+}
+
+typedef struct Tiling {
+    RtContext *rt;
+    Digit want;             /* the tile's index digit */
+    uint64_t len;
+    PadKind kind;
+    bool found;
+    uint64_t bufstride;     /* buffer positions per step of the digit */
+    const char *error;      /* set when the walk fails */
+} Tiling;
+
+/* X / stride % count as a checked mapping (omitting the operators that would be identities). */
+static const Map *digit_map(Tiling *t, const Map *x, uint64_t stride, uint64_t count)
+{
+    MapWhy why;
+    Arena *a = &t->rt->prog->arena;
+    const Map *m = x;
+    if (stride > 1)
+        m = map_make_op(a, MAP_STRIDE, PAD_TOP, m, stride, x->loc, why);
+    if (m && m->size != count)
+        m = map_make_op(a, MAP_MOD, PAD_TOP, m, count, x->loc, why);
+    if (!m)
+        t->error = arena_printf(a, "%s", why);
+    return m;
+}
+
+/* If the digit node e contains the wanted digit, returns e split as [high, I = LEN # |I|, low]. */
+static const Map *split(Tiling *t, const Map *e, uint64_t scale)
+{
+    Digit d;
+    as_digit(e, &d);
+    int same = eval_same_base(t->rt->ev, d.base, t->want.base);
+    if (same < 0) {
+        t->error = arena_printf(&t->rt->prog->arena, "%s", eval_error(t->rt->ev));
+        return NULL;
+    }
+    if (!same || t->want.stride % d.stride)
+        return e;
+    uint64_t k = t->want.stride / d.stride, m = t->want.count;
+    if (d.count % k || (d.count / k) % m)
+        return e;
+    uint64_t high = d.count / k / m;
+    Arena *a = &t->rt->prog->arena;
+    MapWhy why;
+    const Map *mid = digit_map(t, d.base, d.stride * k, m);
+    if (mid && t->len < m)
+        mid = map_make_op(a, MAP_RESIZE, PAD_TOP, mid, t->len, e->loc, why);
+    if (mid && t->len < m)
+        mid = map_make_op(a, MAP_PAD, t->kind, mid, m, e->loc, why);
+    const Map *out = mid;
+    if (out && k > 1) {
+        const Map *low = digit_map(t, d.base, d.stride, k);
+        out = low ? map_make_pair(a, out, low, e->loc, why) : NULL;
+    }
+    if (out && high > 1) {
+        const Map *hi = digit_map(t, d.base, d.stride * k * m, high);
+        out = hi ? map_make_pair(a, hi, out, e->loc, why) : NULL;
+    }
+    if (!out && !t->error)
+        t->error = arena_printf(a, "%s", why);
+    t->found = true;
+    t->bufstride = scale * k;
+    return out;
+}
+
+/* Rewrites e (whose positions step the buffer by scale) with the first matching digit split out. */
+static const Map *rewrite(Tiling *t, const Map *e, uint64_t scale)
+{
+    MapWhy why;
+    Arena *a = &t->rt->prog->arena;
+    switch (e->kind) {
+    case MAP_SYM:
+    case MAP_STRIDE:
+    case MAP_MOD:
+        return split(t, e, scale);
+    case MAP_BCAST:
+        return e;
+    case MAP_PAIR: {
+        const Map *l = rewrite(t, e->l, u64_sat_mul(scale, e->r->size));
+        if (!l)
+            return NULL;
+        if (t->found)
+            return l == e->l ? e : map_make_pair(a, l, e->r, e->loc, why);
+        const Map *r = rewrite(t, e->r, scale);
+        if (!r)
+            return NULL;
+        return r == e->r ? e : map_make_pair(a, e->l, r, e->loc, why);
+    }
+    case MAP_RESIZE:
+    case MAP_PAD: {
+        const Map *l = rewrite(t, e->l, scale);
+        if (!l)
+            return NULL;
+        return l == e->l ? e : map_make_op(a, e->kind, e->pad, l, e->n, e->loc, why);
+    }
+    }
+    return e;
+}
+
+static char *show(RtContext *rt, const Map *m)
+{
+    size_t n = map_format(rt->prog, m, NULL, 0);
+    char *s = arena_alloc(&rt->prog->arena, n + 1);
+    map_format(rt->prog, m, s, n + 1);
+    return s;
+}
+
+int rt_tile(RtContext *rt, const RtView *v, const Map *index, uint64_t len, uint64_t start, const Map *expect,
+            RtView *out)
+{
+    if (!v || !v->tensor || !v->map || !index || !out)
+        return rt_fail(rt, "a view, the tile index or the result is missing");
+    Tiling t = {.rt = rt, .len = len, .kind = v->writable ? PAD_BOTTOM : PAD_TOP};
+    if (!as_digit(index, &t.want))
+        return rt_fail(rt, "the tile index %s is not a digit (an axis, or / and %% applied to one base)",
+                       show(rt, index));
+    if (t.want.base->kind != MAP_SYM)
+        return rt_fail(rt, "the tile index %s is a digit of a composite base, whose values are not a range of one axis",
+                       show(rt, index));
+    if (len == 0 || len > t.want.count || start > t.want.count - len)
+        return rt_fail(rt, "a tile of %llu values of %s from %llu does not fit in its %llu values", U(len),
+                       show(rt, index), U(start), U(t.want.count));
+    const Map *e2 = rewrite(&t, v->map, 1);
+    if (t.error || !e2)
+        return rt_fail(rt, "cannot tile %s along %s: %s", show(rt, v->map), show(rt, index),
+                       t.error ? t.error : "the tile mapping is invalid");
+    if (!t.found)
+        return rt_fail(rt, "%s is not a digit of the view's mapping %s", show(rt, index), show(rt, v->map));
+    /* the tile must start and stay on live cells of the view */
+    Cell c = {.coord = calloc((size_t)rt->prog->naxes + 1, sizeof(uint64_t))};
+    uint64_t step = len <= 4096 ? 1 : len - 1;
+    for (uint64_t j = 0; j < len; j += step) {
+        uint64_t pos = (start + j) * t.bufstride;
+        if (eval_cell(rt->ev, v->map, pos, &c) != EVAL_OK || c.kind != CELL_LIVE) {
+            char buf[64];
+            cell_format(rt->prog, &c, buf, sizeof buf);
+            free(c.coord);
+            return rt_fail(rt, "a tile of %s from %llu lands on %s at position %llu of %s", show(rt, index), U(start),
+                           buf, U(pos), show(rt, v->map));
+        }
+    }
+    free(c.coord);
+    if (expect) {
+        EqvResult r = {.c1.coord = calloc((size_t)rt->prog->naxes + 1, sizeof(uint64_t)),
+                       .c2.coord = calloc((size_t)rt->prog->naxes + 1, sizeof(uint64_t))};
+        EvalStatus st = eqv_exhaustive(rt->ev, expect, e2, MAPC_EXHAUSTIVE_BUDGET, &r);
+        free(r.c1.coord);
+        free(r.c2.coord);
+        if (st != EVAL_OK || r.verdict == EQV_UNKNOWN)
+            return rt_fail(rt, "cannot compare the tile mapping %s with the expected %s", show(rt, expect), show(rt, e2));
+        if (r.verdict != EQV_EQUIVALENT)
+            return rt_fail(rt, "the tile mapping %s does not match the expected %s", show(rt, expect), show(rt, e2));
+    }
+    uint64_t *off = arena_alloc(&rt->prog->arena, ((size_t)rt->prog->naxes + 1) * sizeof *off);
+    memcpy(off, v->index_offset, (size_t)rt->prog->naxes * sizeof *off);
+    off[t.want.base->axis] += start * t.want.stride;
+    *out = (RtView){.tensor = v->tensor,
+                    .map = expect ? expect : e2,
+                    .pos_offset = v->pos_offset + start * t.bufstride,
+                    .index_offset = off,
+                    .writable = v->writable};
+    return 0;
+}

@@ -1,0 +1,358 @@
+/* test_runtime.c — the runtime against the interpreter: host/HBM/DM round trips over generated complete
+ * layouts for every element type, padding semantics, tile views (SPEC §5 and the seed), and errors. */
+#include "rt.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int passed, failed;
+
+#define CHECK(cond, ...)                                              \
+    do {                                                              \
+        if (cond) {                                                   \
+            passed++;                                                 \
+        } else {                                                      \
+            failed++;                                                 \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);      \
+            fprintf(stderr, __VA_ARGS__);                             \
+            fputc('\n', stderr);                                      \
+        }                                                             \
+    } while (0)
+
+static uint64_t rng_state;
+static uint64_t rng(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+static uint64_t below(uint64_t n) { return rng() % n; }
+
+/* Appends to a growing string. */
+static void cat(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void cat(char *buf, size_t size, const char *fmt, ...)
+{
+    size_t n = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + n, size - n, fmt, ap);
+    va_end(ap);
+}
+
+/* A random complete layout of the named axes: each axis split into digits (X / s % m), the digits
+ * shuffled, some padded (all kinds), some groups padded; every index is held exactly once. */
+static void complete_layout(char *out, size_t size, const char *const *names, const uint64_t *sizes, int n)
+{
+    char digits[32][64];
+    int nd = 0;
+    for (int a = 0; a < n; a++) {
+        uint64_t rest = sizes[a], stride = 1;
+        while (rest > 1) {
+            uint64_t m = rest;
+            if (below(2)) /* split off a divisor */
+                for (uint64_t d = 2; d < rest; d++)
+                    if (rest % d == 0 && below(2)) {
+                        m = d;
+                        break;
+                    }
+            if (stride == 1 && m == sizes[a])
+                snprintf(digits[nd], sizeof digits[nd], "%s", names[a]);
+            else if (stride == 1)
+                snprintf(digits[nd], sizeof digits[nd], "%s %% %llu", names[a], (unsigned long long)m);
+            else if (m * stride == sizes[a])
+                snprintf(digits[nd], sizeof digits[nd], "%s / %llu", names[a], (unsigned long long)stride);
+            else
+                snprintf(digits[nd], sizeof digits[nd], "%s / %llu %% %llu", names[a], (unsigned long long)stride,
+                         (unsigned long long)m);
+            /* pad some digits: size m -> m + 1 or 2, any kind */
+            if (below(4) == 0) {
+                static const char *const kinds[] = {"#", "#{0}", "#{!}", "#{*}"};
+                size_t l = strlen(digits[nd]);
+                snprintf(digits[nd] + l, sizeof digits[nd] - l, " %s %llu", kinds[below(4)],
+                         (unsigned long long)(m + 1 + below(2)));
+            }
+            nd++;
+            stride *= m;
+            rest /= m;
+        }
+    }
+    for (int i = nd - 1; i > 0; i--) { /* shuffle */
+        int j = (int)below((uint64_t)i + 1);
+        char tmp[64];
+        memcpy(tmp, digits[i], sizeof tmp);
+        memcpy(digits[i], digits[j], sizeof tmp);
+        memcpy(digits[j], tmp, sizeof tmp);
+    }
+    out[0] = 0;
+    cat(out, size, "m![");
+    if (nd == 0)
+        cat(out, size, "1");
+    for (int i = 0; i < nd; i++)
+        cat(out, size, "%s%s", i ? ", " : "", digits[i]);
+    cat(out, size, "]");
+    if (nd > 1 && below(5) == 0) { /* pad the whole element layout too */
+        out[strlen(out) - 1] = 0;
+        cat(out, size, "] # {PADDED}]");
+    }
+}
+
+static const Map *parse(Prog *p, const char *text)
+{
+    const Map *m = prog_parse_map(p, "<test>", text);
+    if (!m) {
+        for (const Diag *d = p->diags.head; d; d = d->next)
+            fprintf(stderr, "  %s\n", d->msg);
+        fprintf(stderr, "  cannot parse %s\n", text);
+    }
+    return m;
+}
+
+/* Replaces the {PADDED} placeholder by a padding size: |inner| + 3 (computed by parsing without it). */
+static const Map *parse_layout(Prog *p, char *text)
+{
+    char *ph = strstr(text, "] # {PADDED}]");
+    if (!ph)
+        return parse(p, text);
+    *ph = 0;
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "m![%s]", text + 3);
+    const Map *m = parse(p, tmp);
+    if (!m)
+        return NULL;
+    char full[700];
+    snprintf(full, sizeof full, "m![[%s] # %llu]", text + 3, (unsigned long long)(m->size + 3));
+    strcpy(text, full);
+    return parse(p, full);
+}
+
+/* Fills a host array with distinct recognizable values of the element size. */
+static void fill_host(unsigned char *h, uint64_t n, size_t es, uint64_t salt)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t v = (i * 2654435761u + salt) | 1; /* never 0, so zero padding is visible */
+        memcpy(h + i * es, &v, es);
+        if (es == 1 && h[i] == 0)
+            h[i] = 1;
+    }
+}
+
+static void test_round_trips(int count)
+{
+    static const char *const names[] = {"K", "S", "A", "B"};
+    static const uint64_t sizes[] = {2, 4, 6, 4};
+    for (int iter = 0; iter < count; iter++) {
+        Prog *p = prog_new();
+        const char *decl = "axes![K = 2, S = 4, A = 6, B = 4];";
+        prog_parse(p, "<test>", decl, strlen(decl));
+        RtConfig cfg = rt_default_config();
+        cfg.dm_slices[0] = 2, cfg.dm_slices[1] = 4, cfg.dm_slices[2] = 0;
+        cfg.dm_slice_bytes = 4096;
+        cfg.threads = 1 + iter % 2;
+        RtContext *rt = rt_new(p, &cfg);
+        RtElem elem = (RtElem)(iter % RT_NELEMS);
+        size_t es = rt_elem_size(elem);
+        bool cluster_axis = iter % 3 == 0; /* K spread over clusters, or inside each slice */
+        char l1[700], l2[700], l3[700];
+        complete_layout(l1, sizeof l1, names, sizes, 4);
+        if (cluster_axis)
+            complete_layout(l2, sizeof l2, names + 2, sizes + 2, 2);
+        else
+            complete_layout(l2, sizeof l2, (const char *const[]){"K", "A", "B"}, (const uint64_t[]){2, 6, 4}, 3);
+        complete_layout(l3, sizeof l3, names, sizes, 4);
+        const Map *one = parse(p, "m![1]"), *m1 = parse_layout(p, l1), *m2 = parse_layout(p, l2),
+                  *m3 = parse_layout(p, l3);
+        const Map *cluster = parse(p, cluster_axis ? "m![K]" : "m![1]");
+        const Map *slice = parse(p, "m![S]");
+        if (!one || !m1 || !m2 || !m3 || !cluster || !slice) {
+            CHECK(0, "layouts parse");
+            rt_free(rt);
+            prog_free(p);
+            continue;
+        }
+        const Map *hbm1[] = {one, m1}, *dm[] = {one, cluster, slice, m2}, *hbm3[] = {one, m3};
+        RtTensor *t1 = rt_tensor_new(rt, RT_HBM, elem, hbm1, 2);
+        RtTensor *t2 = rt_tensor_new(rt, RT_DM, elem, dm, 4);
+        RtTensor *t3 = rt_tensor_new(rt, RT_HBM, elem, hbm3, 2);
+        CHECK(t1 && t2 && t3, "tensors: %s", rt_error(rt));
+        if (!t1 || !t2 || !t3)
+            goto next;
+        uint64_t n = 2 * 4 * 6 * 4;
+        unsigned char *in = malloc(n * es), *out = calloc(n, es);
+        fill_host(in, n, es, (uint64_t)iter);
+        /* poison the DM buffer to see that bottom padding stays untouched and zero padding is written */
+        memset(rt_tensor_data(t2), 0xA5, rt_tensor_elems(t2) * es);
+        RtView v1 = rt_view(t1, true), v2 = rt_view(t2, true), v3 = rt_view(t3, true);
+        int rc = rt_from_host(rt, &v1, in);
+        CHECK(rc == 0, "from_host: %s", rt_error(rt));
+        rc = rc ? rc : rt_dma(rt, &v2, &v1);
+        CHECK(rc == 0, "HBM->DM %s -> %s: %s", l1, l2, rt_error(rt));
+        rc = rc ? rc : rt_dma(rt, &v3, &v2);
+        CHECK(rc == 0, "DM->HBM: %s", rt_error(rt));
+        rc = rc ? rc : rt_to_host(rt, &v3, out);
+        CHECK(rc == 0 && memcmp(in, out, n * es) == 0, "round trip %s: %s -> %s -> %s", rt_elem_name(elem), l1, l2, l3);
+        /* every DM cell against the interpreter: live = host element, zero = 0, top/bottom = poison */
+        Evaluator *ev = eval_new(p);
+        Cell c = {.coord = calloc((size_t)p->naxes + 1, sizeof(uint64_t))};
+        const Map *flat = rt_tensor_map(t2);
+        const unsigned char *d = rt_tensor_data(t2);
+        bool ok = true;
+        unsigned char poison[8];
+        memset(poison, 0xA5, sizeof poison);
+        static const unsigned char zero[8];
+        for (uint64_t q = 0; q < flat->size && ok; q++) {
+            eval_cell(ev, flat, q, &c);
+            const unsigned char *want = poison;
+            if (c.kind == CELL_LIVE)
+                want = in + (((c.coord[0] * 4 + c.coord[1]) * 6 + c.coord[2]) * 4 + c.coord[3]) * es;
+            else if (c.kind == CELL_PAD_ZERO)
+                want = zero;
+            ok = memcmp(d + q * es, want, es) == 0;
+            if (!ok)
+                fprintf(stderr, "  DM position %llu (cell kind %d) of %s\n", (unsigned long long)q, c.kind, l2);
+        }
+        CHECK(ok, "DM contents match the interpreter (%s)", l2);
+        free(c.coord);
+        eval_free(ev);
+        free(in);
+        free(out);
+    next:
+        rt_tensor_free(t1);
+        rt_tensor_free(t2);
+        rt_tensor_free(t3);
+        rt_free(rt);
+        prog_free(p);
+    }
+}
+
+/* Tiles of SPEC §5 and the seed: expected mappings, offsets, and the data they see. */
+static void test_tiles(void)
+{
+    Prog *p = prog_new();
+    const char *decl = "axes![A = 8, B = 512];";
+    prog_parse(p, "<test>", decl, strlen(decl));
+    RtContext *rt = rt_new(p, NULL);
+    const Map *one = parse(p, "m![1]"), *e = parse(p, "m![A, B]");
+    const Map *maps[] = {one, e};
+    RtTensor *t = rt_tensor_new(rt, RT_HBM, RT_BF16, maps, 2);
+    RtView v = rt_view(t, false), tile;
+    /* view.tile::<m![B], 2, m![A, B = 2 # 512]>(0) and (2) */
+    for (uint64_t start = 0; start <= 2; start += 2) {
+        int rc = rt_tile(rt, &v, parse(p, "m![B]"), 2, start, parse(p, "m![A, B = 2 # 512]"), &tile);
+        CHECK(rc == 0, "seed tile m![B] x2 from %llu: %s", (unsigned long long)start, rt_error(rt));
+        CHECK(rc == 0 && tile.pos_offset == start && tile.index_offset[1] == start, "tile offsets");
+    }
+    /* overlapping tiles of two 32-blocks: tile::<m![B / 32], 2, m![A, B / 32 = 2 # 16, B % 32]>(i) */
+    for (uint64_t i = 0; i < 15; i++) {
+        int rc = rt_tile(rt, &v, parse(p, "m![B / 32]"), 2, i, parse(p, "m![A, B / 32 = 2 # 16, B % 32]"), &tile);
+        CHECK(rc == 0 && tile.pos_offset == 32 * i && tile.index_offset[1] == 32 * i, "block tile %llu: %s",
+              (unsigned long long)i, rt_error(rt));
+    }
+    int rc = rt_tile(rt, &v, parse(p, "m![B / 32]"), 2, 15, NULL, &tile);
+    CHECK(rc != 0 && strstr(rt_error(rt), "does not fit"), "tile past the end is rejected: %s", rt_error(rt));
+    rc = rt_tile(rt, &v, parse(p, "m![B]"), 2, 0, parse(p, "m![A, B = 3 # 512]"), &tile);
+    CHECK(rc != 0 && strstr(rt_error(rt), "expected m![A, B = 2 # 512]"), "a wrong E2 names the expected one: %s",
+          rt_error(rt));
+    rc = rt_tile(rt, &v, parse(p, "m![[A, B] / 2]"), 1, 0, NULL, &tile);
+    CHECK(rc != 0, "a non-digit tile index is rejected");
+    rt_tensor_free(t);
+
+    /* SPEC §5: m![A, B] (A = 8, B = 32) tiled by B / 16, LEN 1 is m![A, 1 # 2, B % 16] */
+    Prog *q = prog_new();
+    const char *decl2 = "axes![A = 8, B = 32];";
+    prog_parse(q, "<test>", decl2, strlen(decl2));
+    RtContext *rq = rt_new(q, NULL);
+    const Map *maps2[] = {parse(q, "m![1]"), parse(q, "m![A, B]")};
+    RtTensor *tt = rt_tensor_new(rq, RT_HBM, RT_F32, maps2, 2);
+    RtView w = rt_view(tt, true), wt;
+    rc = rt_tile(rq, &w, parse(q, "m![B / 16]"), 1, 1, NULL, &wt);
+    CHECK(rc == 0, "SPEC tile: %s", rt_error(rq));
+    /* the write tile has bottom padding outside; its read counterpart is m![A, 1 # 2, B % 16] */
+    RtView r = rt_view(tt, false), rtile;
+    rc = rt_tile(rq, &r, parse(q, "m![B / 16]"), 1, 1, parse(q, "m![A, 1 # 2, B % 16]"), &rtile);
+    CHECK(rc == 0 && rtile.pos_offset == 16 && rtile.index_offset[1] == 16, "SPEC read tile: %s", rt_error(rq));
+    rc = rt_tile(rq, &w, parse(q, "m![B / 16]"), 1, 1, parse(q, "m![A, 1 #{!} 2, B % 16]"), &wt);
+    CHECK(rc == 0, "SPEC write tile with bottom padding: %s", rt_error(rq));
+    /* fill the tensor through the write tile only: B in 16..31 gets data, the rest stays 0 */
+    float host[8 * 32], back[8 * 32];
+    for (int i = 0; i < 8 * 32; i++)
+        host[i] = (float)(i + 1);
+    rc = rt_from_host(rq, &wt, host);
+    CHECK(rc == 0, "from_host through a tile: %s", rt_error(rq));
+    const float *data = rt_tensor_data(tt);
+    bool ok = true;
+    for (int a = 0; a < 8; a++)
+        for (int b = 0; b < 32; b++)
+            ok &= data[a * 32 + b] == (b >= 16 ? host[a * 32 + b] : 0.0f);
+    CHECK(ok, "a write tile writes exactly its cells");
+    /* a tile of the tile: B % 16 from 4, LEN 8 */
+    RtView tt2;
+    rc = rt_tile(rq, &wt, parse(q, "m![B % 16]"), 8, 4, NULL, &tt2);
+    CHECK(rc == 0 && tt2.pos_offset == 20 && tt2.index_offset[1] == 20, "tile of a tile: %s (%llu)", rt_error(rq),
+          (unsigned long long)tt2.pos_offset);
+    memset(back, 0, sizeof back);
+    rc = rt_to_host(rq, &tt2, back);
+    ok = rc == 0;
+    for (int a = 0; a < 8; a++)
+        for (int b = 0; b < 32; b++)
+            ok &= back[a * 32 + b] == (b >= 20 && b < 28 ? host[a * 32 + b] : 0.0f);
+    CHECK(ok, "reading a tile of a tile sees exactly its indices");
+    rt_tensor_free(tt);
+    rt_free(rq);
+    prog_free(q);
+    rt_free(rt);
+    prog_free(p);
+}
+
+static void test_errors(void)
+{
+    Prog *p = prog_new();
+    const char *decl = "axes![S = 64, A = 8, B = 512, C = 3];";
+    prog_parse(p, "<test>", decl, strlen(decl));
+    RtContext *rt = rt_new(p, NULL);
+    const Map *one = parse(p, "m![1]");
+    const Map *big[] = {one, one, parse(p, "m![S]"), parse(p, "m![A, B, 64]")};
+    CHECK(!rt_tensor_new(rt, RT_DM, RT_F32, big, 4) && strstr(rt_error(rt), "1048576 bytes per slice (262144 f32 elements), more than the 524288 bytes of a slice"),
+          "DM capacity names the sizes: %s", rt_error(rt));
+    const Map *slices[] = {one, one, parse(p, "m![S % 8]"), parse(p, "m![A]")};
+    CHECK(!rt_tensor_new(rt, RT_DM, RT_F32, slices, 4) && strstr(rt_error(rt), "8 slices"), "slice count: %s",
+          rt_error(rt));
+    const Map *clusters[] = {one, parse(p, "m![C]"), parse(p, "m![S]"), parse(p, "m![A]")};
+    CHECK(!rt_tensor_new(rt, RT_DM, RT_F32, clusters, 4) && strstr(rt_error(rt), "3 clusters"), "clusters: %s",
+          rt_error(rt));
+    const Map *shared[] = {parse(p, "m![A / 2]"), parse(p, "m![A % 2, B]")};
+    CHECK(!rt_tensor_new(rt, RT_HBM, RT_F32, shared, 2) && strstr(rt_error(rt), "axis A"), "disjoint axes: %s",
+          rt_error(rt));
+    const Map *ab[] = {one, parse(p, "m![A, B]")}, *abc[] = {one, parse(p, "m![A, B, C]")},
+              *half[] = {one, parse(p, "m![A / 2, B]")};
+    RtTensor *x = rt_tensor_new(rt, RT_HBM, RT_F32, ab, 2), *y = rt_tensor_new(rt, RT_HBM, RT_F32, abc, 2),
+             *z = rt_tensor_new(rt, RT_HBM, RT_I8, ab, 2), *h = rt_tensor_new(rt, RT_HBM, RT_F32, half, 2);
+    RtView vx = rt_view(x, true), vy = rt_view(y, true), vz = rt_view(z, true), vh = rt_view(h, true);
+    CHECK(rt_dma(rt, &vy, &vx) != 0 && strstr(rt_error(rt), "does not hold"), "DMA into a larger tensor: %s",
+          rt_error(rt));
+    CHECK(rt_dma(rt, &vz, &vx) != 0 && strstr(rt_error(rt), "element type"), "DMA across element types: %s",
+          rt_error(rt));
+    CHECK(rt_dma(rt, &vx, &vh) != 0, "DMA from a tensor holding half the indices: %s", rt_error(rt));
+    CHECK(rt_dma(rt, &vh, &vx) == 0, "DMA of the even rows into the half tensor: %s", rt_error(rt));
+    RtView ro = rt_view(x, false);
+    CHECK(rt_dma(rt, &ro, &vx) != 0 && strstr(rt_error(rt), "read view"), "DMA into a read view: %s", rt_error(rt));
+    rt_tensor_free(x);
+    rt_tensor_free(y);
+    rt_tensor_free(z);
+    rt_tensor_free(h);
+    rt_free(rt);
+    prog_free(p);
+}
+
+int main(int argc, char **argv)
+{
+    rng_state = argc > 1 ? strtoull(argv[1], NULL, 0) : 20261130;
+    int count = argc > 2 ? atoi(argv[2]) : 300;
+    fprintf(stderr, "seed %llu, %d round trips\n", (unsigned long long)rng_state, count);
+    test_round_trips(count);
+    test_tiles();
+    test_errors();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
