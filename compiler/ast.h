@@ -45,7 +45,10 @@ typedef struct Axis {
     Loc loc;
 } Axis;
 
-typedef enum { NAME_AXIS, NAME_CONST, NAME_TYPE } NameKind;
+typedef enum { NAME_AXIS, NAME_CONST, NAME_TYPE, NAME_TENSOR } NameKind;
+
+/* "an axis", "a constant", "a type", "a tensor": for diagnostics. */
+const char *name_kind_phrase(NameKind k);
 
 typedef struct Name {
     const char *name;
@@ -53,6 +56,7 @@ typedef struct Name {
     int axis;           /* NAME_AXIS */
     uint64_t value;     /* NAME_CONST */
     const Map *map;     /* NAME_TYPE (NULL if its definition had errors) */
+    const struct TensorDecl *tensor; /* NAME_TENSOR */
     Loc loc;
     struct Name *next;
 } Name;
@@ -64,7 +68,14 @@ typedef enum {
 #define X(k, s, b) k,
     ELEM_TYPES(X)
 #undef X
+    ELEM_COUNT
 } ElemType;
+
+/* The spelling ("f32") and byte size of an element type (elem.c). */
+const char *elem_type_name(ElemType t);
+size_t elem_type_size(ElemType t);
+/* Parses a spelling; false if unknown. */
+bool elem_type_parse(const char *name, size_t len, ElemType *out);
 
 /* A relayout kernel "copy NAME: SRC -> DST as T;" (checked by sema_copy). */
 typedef struct Copy {
@@ -73,6 +84,36 @@ typedef struct Copy {
     ElemType elem;
     Loc loc;
 } Copy;
+
+/* Memories of SPEC §5 and the static rules of tensors in them (tensor.c). */
+typedef struct Prog Prog;
+typedef enum { MEM_HOST, MEM_HBM, MEM_DM } MemKind;
+
+typedef struct TensorLimits {
+    uint64_t hbm_chip_bytes;    /* HBM capacity per chip (default 48 GiB) */
+    uint64_t dm_slice_bytes;    /* DM capacity per slice (default 512 KiB) */
+    uint64_t dm_max_clusters;   /* clusters per chip (default 2) */
+    uint64_t dm_slices[4];      /* allowed slice counts, 0-terminated (default 64, 128, 256) */
+} TensorLimits;
+
+TensorLimits tensor_default_limits(void);
+/* "HostTensor", "HbmTensor", "DmTensor"; the number of mappings (1, 2, 4); the name of mapping i. */
+const char *mem_kind_tensor(MemKind mem);
+int mem_kind_maps(MemKind mem);
+const char *mem_kind_dim(MemKind mem, int i);
+/* Checks a tensor's mappings (mem_kind_maps(mem) of them, all non-NULL): disjoint axes and the
+ * capacities of lim. false with a message naming the sizes in why. */
+bool tensor_check(const Prog *p, MemKind mem, ElemType elem, const Map *const *maps, const TensorLimits *lim,
+                  char *why, size_t size);
+
+/* A tensor declaration "tensor NAME: HbmTensor<bf16, CHIP, ELEMENT>;". */
+typedef struct TensorDecl {
+    const char *name;
+    MemKind mem;
+    ElemType elem;
+    const Map *maps[4];
+    Loc loc;
+} TensorDecl;
 
 typedef struct Prog {
     Arena arena;        /* owns everything below */
@@ -86,6 +127,8 @@ typedef struct Prog {
     int nasserts, nasserts_failed;
     const Copy **copies;    /* relayout kernels, in definition order */
     int ncopies, copies_cap;
+    const TensorDecl **tensors; /* tensor declarations, in definition order */
+    int ntensors, tensors_cap;
 } Prog;
 
 /* Checked construction of single nodes (build.c): each applies its static rule of SPEC §2 and the
@@ -98,6 +141,10 @@ const Map *map_make_bcast(Arena *a, uint64_t n, Loc loc, MapWhy why);
 const Map *map_make_pair(Arena *a, const Map *l, const Map *r, Loc loc, MapWhy why);
 /* kind is MAP_STRIDE, MAP_MOD, MAP_RESIZE or MAP_PAD (pad names the padding kind). */
 const Map *map_make_op(Arena *a, MapKind kind, PadKind pad, const Map *l, uint64_t n, Loc loc, MapWhy why);
+
+/* Static proof (sema.c) that every live cell of dst has a source position in src: src's digits
+ * of every axis dst mentions tile that axis exactly. false means "not proved", not "missing". */
+bool sema_copy_covered(const Prog *p, const Map *src, const Map *dst);
 
 /* Creates an empty program; free with prog_free. */
 Prog *prog_new(void);

@@ -1,4 +1,5 @@
-/* cmd_equiv.c — "mapc equiv": are two mappings the same layout? */
+/* cmd_equiv.c — "mapc equiv": are two mappings the same layout? (the complete decision of algebra.h) */
+#include "algebra.h"
 #include "driver.h"
 
 #include <stdlib.h>
@@ -16,15 +17,17 @@ int cmd_equiv(int argc, char **argv)
         prog_free(p);
         return EXIT_INPUT;
     }
-    Evaluator *ev = eval_new(p);
+    Eqv *q = eqv_new(p);
     EqvResult r = {.c1.coord = calloc((size_t)p->naxes + 1, sizeof(uint64_t)),
                    .c2.coord = calloc((size_t)p->naxes + 1, sizeof(uint64_t))};
     int status = EXIT_INPUT;
-    if (eqv_exhaustive(ev, a, b, MAPC_EXHAUSTIVE_BUDGET, &r) != EVAL_OK) {
-        fprintf(stderr, "mapc: cannot decide: %s\n", eval_error(ev));
-    } else if (r.verdict == EQV_UNKNOWN) {
-        fprintf(stderr, "mapc: cannot decide: size %llu exceeds the exhaustive budget of %llu positions\n",
-                (unsigned long long)a->size, (unsigned long long)MAPC_EXHAUSTIVE_BUDGET);
+    if (!q || !r.c1.coord || !r.c2.coord) {
+        fprintf(stderr, "mapc: out of memory\n");
+        goto out;
+    }
+    eqv_decide(q, a, b, &r);
+    if (r.verdict == EQV_UNKNOWN) {
+        fprintf(stderr, "mapc: cannot decide: %s\n", eqv_error(q));
     } else if (r.verdict == EQV_EQUIVALENT) {
         printf("equivalent\n");
         status = EXIT_OK;
@@ -36,10 +39,10 @@ int cmd_equiv(int argc, char **argv)
         free(s1);
         free(s2);
     }
+out:
     free(r.c1.coord);
     free(r.c2.coord);
-    eval_free(ev);
+    eqv_free(q);
     prog_free(p);
     return status;
 }
-

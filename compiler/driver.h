@@ -29,5 +29,9 @@ int cmd_check(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_table(int argc, char **argv);
 int cmd_equiv(int argc, char **argv);
+int cmd_norm(int argc, char **argv);
+int cmd_lower(int argc, char **argv);
+int cmd_describe(int argc, char **argv);
+int cmd_emit(int argc, char **argv);
 
 #endif

@@ -63,6 +63,10 @@ void eval_set_base_equiv(Evaluator *ev, BaseEquivFn fn, void *ctx)
     ev->base_equiv_ctx = ctx;
 }
 
+void *eval_base_equiv_ctx(const Evaluator *ev) { return ev->base_equiv_ctx; }
+
+void eval_set_error(Evaluator *ev, const char *msg) { snprintf(ev->error, sizeof ev->error, "%s", msg); }
+
 void eval_set_budget(Evaluator *ev, uint64_t positions) { ev->budget = positions; }
 
 const char *eval_error(const Evaluator *ev) { return ev->error; }
@@ -134,6 +138,8 @@ static int same_base(Evaluator *ev, const Map *x, const Map *y)
         return 0;
     return ev->base_equiv(ev, x, y, ev->base_equiv_ctx);
 }
+
+int eval_same_base(Evaluator *ev, const Map *x, const Map *y) { return same_base(ev, x, y); }
 
 static EvalStatus finalize(Evaluator *ev, const Items *it, Cell *out);
 
@@ -238,8 +244,17 @@ static EvalStatus finalize(Evaluator *ev, const Items *it, Cell *out)
         st = eval_cell(ev, x, coord, &inner);
         if (st == EVAL_OK) {
             if (inner.kind >= CELL_PAD_TOP && inner.kind <= CELL_PAD_BOTTOM) {
-                if (j < pad_place)
-                    pad_place = j, pad = (PadKind)inner.kind;
+                /* A composite's padding is placed at its first term with a non-zero value (one
+                 * exists: cell(X, 0) is never padding). Placing it at a zero-valued term, as
+                 * SPEC §3 step 3 literally reads, breaks [L, R] % |R| ≡ R when L and R share a
+                 * composite base: L's zero terms would move R's padding ahead of R's own. */
+                size_t place = j;
+                while (place < n && (it->v[place].is_pad || cls[place] != j || it->v[place].value == 0))
+                    place++;
+                if (place == n)
+                    place = j;
+                if (place < pad_place)
+                    pad_place = place, pad = (PadKind)inner.kind;
             } else if (inner.kind == CELL_OVERFLOW) {
                 overflow = true;
             } else {

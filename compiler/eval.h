@@ -37,6 +37,10 @@ typedef int (*BaseEquivFn)(Evaluator *ev, const Map *x, const Map *y, void *ctx)
 Evaluator *eval_new(const Prog *prog);
 void eval_free(Evaluator *ev);
 void eval_set_base_equiv(Evaluator *ev, BaseEquivFn fn, void *ctx);
+/* The ctx given to eval_set_base_equiv (NULL by default). */
+void *eval_base_equiv_ctx(const Evaluator *ev);
+/* Sets the reason eval_error reports (for a base comparison that answers undecided). */
+void eval_set_error(Evaluator *ev, const char *msg);
 /* Positions compared at most when the default base comparison decides two composite bases. */
 void eval_set_budget(Evaluator *ev, uint64_t positions);
 /* Why the last call returned EVAL_UNDECIDED (owned by ev). */
@@ -46,6 +50,10 @@ const char *eval_error(const Evaluator *ev);
 EvalStatus eval_cell(Evaluator *ev, const Map *e, uint64_t pos, Cell *out);
 /* The cell an index literal denotes (each value must be < |map|). */
 EvalStatus eval_index(Evaluator *ev, const IndexTerm *terms, int n, Cell *out);
+
+/* Whether two bases are the same base (SPEC §3 step 1), through the installed comparison:
+ * 1 yes, 0 no, -1 undecided (eval_error says why). Code generation resolves bases with it. */
+int eval_same_base(Evaluator *ev, const Map *x, const Map *y);
 
 bool cell_equal(const Cell *a, const Cell *b, int naxes);
 /* Prints as in SPEC §1 ("{A:1, B:7}", "pad(top)", "oob", ...); snprintf-like. */

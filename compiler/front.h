@@ -4,6 +4,7 @@
 
 #include "ast.h"
 #include "eval.h"
+#include "desc.h"
 
 typedef struct Token {
     int kind;           /* TK_* from the generated parser.h, 0 at end of input */
@@ -79,10 +80,24 @@ void sema_type(Parser *ps, Token name, const Map *m);
 const Map *sema_type_ref(Parser *ps, Token name);
 void sema_assert_cell(Parser *ps, Loc at, const Map *m, Token pos, const CellLit *expect);
 void sema_assert_equiv(Parser *ps, Loc at, const Map *a, const Map *b, bool want_equal);
+/* "copy NAME: SRC -> DST as T;": checks the name, the element type and that every live cell
+ * of DST has a source position in SRC (the first one missing is diagnosed with its index). */
+void sema_copy(Parser *ps, Loc at, Token name, const Map *src, const Map *dst, Token elem);
+/* "tensor NAME: HbmTensor<bf16, CHIP, ELEMENT>;" (maps newest first): the kind, the element type,
+ * the number of mappings and the rules of tensor_check under the default limits. */
+void sema_tensor(Parser *ps, Loc at, Token name, Token kind, Token elem, MapList *maps);
 /* Checks index-literal entries against their sizes; returns ok. */
 bool sema_index_lit(Parser *ps, MapList *terms);
 /* "pad(IDENT)": the padding kind named by IDENT. */
 bool sema_pad_name(Parser *ps, Token name, CellKind *kind);
+
+/* Layout descriptors (SPEC §7): the grammar collects raw fields (desc_syntax.c), then
+ * sema_tiled/sema_strided check them and build the equivalent mapping (NULL on error). */
+DescItem *desc_syn_item(Parser *ps, DescItem *list, Token t, uint64_t num, bool ok);
+DescVal *desc_syn_value(Parser *ps, DescValKind kind, Token at, DescItem *items, DescField *fields);
+DescField *desc_syn_field(Parser *ps, DescField *list, Token key, DescVal *val);
+const Map *sema_tiled(Parser *ps, Loc at, const DescField *fields);
+const Map *sema_strided(Parser *ps, Loc at, const DescField *fields);
 
 /* Lemon's generated entry points (parser.c). */
 void *mapc_parserAlloc(void *(*alloc)(size_t));

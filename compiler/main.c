@@ -1,4 +1,5 @@
 /* main.c — the mapc command-line driver (CLI.md): reads files, runs the library, prints results and diagnostics. */
+#include "codegen.h"
 #include "driver.h"
 
 #include <llvm/Config/llvm-config.h>
@@ -17,6 +18,10 @@ static const char usage_text[] =
     "  eval  -e SOURCE NAME POS...   the same, with the program given as text\n"
     "  table FILE NAME               print the mapping as a grid of cells\n"
     "  equiv FILE NAME1 NAME2        decide whether two mappings are equivalent\n"
+    "  norm  FILE NAME               print the normal form of a mapping as m![...]\n"
+    "  lower FILE NAME               print a layout descriptor (or any mapping) as m![...]\n"
+    "  describe FILE NAME            print a mapping as a tiled![...] or strided![...] descriptor\n"
+    "  emit  FILE -o OUT [options]   compile types and copy kernels to an object, assembly or IR\n"
     "\n"
     "NAME is a type defined in the program, or an inline m![...].\n"
     "options: --help, --version; 'mapc COMMAND --help' describes one command.\n"
@@ -40,6 +45,27 @@ static const struct {
     {"equiv", "usage: mapc equiv FILE NAME1 NAME2\n"
               "Prints \"equivalent\", \"not equivalent: position P: CELL1 vs CELL2\" (smallest P) or\n"
               "\"not equivalent: sizes S1 vs S2\"; exit 0 only when equivalent.\n"},
+    {"norm", "usage: mapc norm FILE NAME\n"
+             "Prints the normal form of the mapping NAME (a type or an inline m![...]) as a valid\n"
+             "m![...] line: equivalent to NAME, idempotent, and parsed back to the same normal form.\n"},
+    {"lower", "usage: mapc lower FILE NAME\n"
+              "Prints the mapping NAME as a valid m![...] line. NAME is a type, an inline m![...], or a\n"
+              "layout descriptor: tiled![shape: [M, N], tile: [2, 4], outer: row_major, inner: col_major]\n"
+              "(outer: row_major | col_major | strided[tile strides] | tag 0x01..0x03; inner: the same with\n"
+              "element strides, or tiled![tile: [...], outer: ..., inner: ...] / tag 0x04, at most 8 levels)\n"
+              "or strided![shape: [M, N], strides: [RS, CS]] (element (i, j) at i*RS + j*CS).\n"},
+    {"emit", "usage: mapc emit FILE -o OUT [--header H] [--emit=obj|asm|llvm] [-O0..-O3] [--cpu CPU] [--prefix P]\n"
+             "Compiles every type E of FILE to E_cell, E_offset and E_each, and every copy statement to\n"
+             "its relayout kernel, and writes an ELF object (default), assembly or LLVM IR to OUT.\n"
+             "  --header H   also write a C header declaring every symbol, the sizes and the cell kinds\n"
+             "  -O0..-O3     optimization level (default -O2)\n"
+             "  --cpu CPU    target CPU (default " CG_DEFAULT_CPU ", a portable x86-64 level; 'native': this\n"
+             "               machine's CPU and features; or an LLVM CPU name such as znver4)\n"
+             "  --prefix P   prepend P to every emitted symbol\n"},
+    {"describe", "usage: mapc describe FILE NAME\n"
+                 "Prints the mapping NAME as a layout descriptor, strided![...] (with a '// row-major' or\n"
+                 "'// column-major' comment when it is one) or tiled![...], verified equivalent to NAME;\n"
+                 "otherwise prints \"not a tiled or strided layout: REASON\" and exits 1.\n"},
 };
 
 int main(int argc, char **argv)
@@ -47,7 +73,7 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*run)(int, char **);
-    } commands[] = {{"check", cmd_check}, {"eval", cmd_eval}, {"table", cmd_table}, {"equiv", cmd_equiv}};
+    } commands[] = {{"check", cmd_check}, {"eval", cmd_eval}, {"table", cmd_table}, {"equiv", cmd_equiv}, {"norm", cmd_norm}, {"lower", cmd_lower}, {"describe", cmd_describe}, {"emit", cmd_emit}};
     if (argc < 2)
         return usage_error("no command given%s", "");
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
@@ -63,7 +89,10 @@ int main(int argc, char **argv)
             continue;
         for (int a = 2; a < argc; a++)
             if (strcmp(argv[a], "--help") == 0) {
-                fputs(command_help[i].help, stdout);
+                /* by name: the two tables need not list the commands in the same order */
+                for (size_t h = 0; h < sizeof command_help / sizeof *command_help; h++)
+                    if (strcmp(command_help[h].name, commands[i].name) == 0)
+                        fputs(command_help[h].help, stdout);
                 return EXIT_OK;
             }
         return commands[i].run(argc - 2, argv + 2);

@@ -29,6 +29,17 @@ const Name *prog_lookup(const Prog *p, const char *name)
     return NULL;
 }
 
+const char *name_kind_phrase(NameKind k)
+{
+    switch (k) {
+    case NAME_AXIS: return "an axis";
+    case NAME_CONST: return "a constant";
+    case NAME_TYPE: return "a type";
+    case NAME_TENSOR: return "a tensor";
+    }
+    return "a name";
+}
+
 /* Copies the text into the arena as a Source (NUL-terminated, NULs inside are kept). */
 static const Source *new_source(Prog *p, const char *name, const char *text, size_t len)
 {

@@ -1,5 +1,6 @@
 /* sema.c — the static rules of SPEC §2, applied as the grammar builds each node, and the
  * declarations and compile-time assertions of a program. */
+#include "algebra.h"
 #include "front.h"
 
 #include <stdio.h>
@@ -50,6 +51,10 @@ const Map *sema_symbol(Parser *ps, Token name)
                    n->name, n->name);
         return NULL;
     }
+    if (n->kind != NAME_AXIS) {
+        diag_error(D(ps), name.loc, "'%s' is %s, not an axis", n->name, name_kind_phrase(n->kind));
+        return NULL;
+    }
     MapWhy why;
     return checked(ps, map_make_sym(&ps->prog->arena, n->axis, ps->prog->axes[n->axis].size, name.loc, why),
                    name.loc, why);
@@ -80,6 +85,9 @@ const Map *sema_escape_type(Parser *ps, Token name)
     case NAME_CONST:
         diag_error(D(ps), name.loc, "'%s' is a constant, not a mapping; constants go after an operator", n->name);
         return NULL;
+    case NAME_TENSOR:
+        diag_error(D(ps), name.loc, "'%s' is a tensor, not a mapping", n->name);
+        return NULL;
     }
     return NULL;
 }
@@ -92,7 +100,7 @@ bool sema_escape_const(Parser *ps, Token name, uint64_t *value)
         return false;
     }
     if (n->kind != NAME_CONST) {
-        diag_error(D(ps), name.loc, "'%s' is %s, not a constant", n->name, n->kind == NAME_AXIS ? "an axis" : "a type");
+        diag_error(D(ps), name.loc, "'%s' is %s, not a constant", n->name, name_kind_phrase(n->kind));
         return false;
     }
     *value = n->value;
@@ -133,6 +141,19 @@ const Map *sema_pair_list(Parser *ps, MapList *items)
             return NULL;
     }
     return acc;
+}
+
+/* tiled![...] and strided![...]: checked against the seed's rules, then converted (desc.h). */
+const Map *sema_tiled(Parser *ps, Loc at, const DescField *fields)
+{
+    const Desc *d = desc_from_fields(ps->prog, DESC_KIND_TILED, at, fields);
+    return d ? desc_to_map(ps->prog, d, D(ps)) : NULL;
+}
+
+const Map *sema_strided(Parser *ps, Loc at, const DescField *fields)
+{
+    const Desc *d = desc_from_fields(ps->prog, DESC_KIND_STRIDED, at, fields);
+    return d ? desc_to_map(ps->prog, d, D(ps)) : NULL;
 }
 
 /* Defines a name, or reports the earlier definition. */
@@ -213,7 +234,7 @@ const Map *sema_type_ref(Parser *ps, Token name)
     }
     if (n->kind != NAME_TYPE) {
         diag_error(D(ps), name.loc, "'%s' is %s, not a mapping; name a type or write m![...]", n->name,
-                   n->kind == NAME_AXIS ? "an axis" : "a constant");
+                   name_kind_phrase(n->kind));
         return NULL;
     }
     return n->map;
@@ -267,7 +288,7 @@ void sema_assert_cell(Parser *ps, Loc at, const Map *m, Token pos, const CellLit
     if (!m || !expect->ok)
         return;
     p->nasserts++;
-    Evaluator *ev = eval_new(p);
+    Evaluator *ev = eqv_evaluator_new(p);
     Cell got = new_cell(p), want = new_cell(p);
     EvalStatus st = eval_cell(ev, m, pos.num, &got);
     if (st == EVAL_OK && expect->is_index) {
@@ -290,7 +311,7 @@ void sema_assert_cell(Parser *ps, Loc at, const Map *m, Token pos, const CellLit
                    fmt_cell(p, &want));
         p->nasserts_failed++;
     }
-    eval_free(ev);
+    eqv_evaluator_free(ev);
 }
 
 void sema_assert_equiv(Parser *ps, Loc at, const Map *a, const Map *b, bool want_equal)
@@ -299,15 +320,12 @@ void sema_assert_equiv(Parser *ps, Loc at, const Map *a, const Map *b, bool want
     if (!a || !b)
         return;
     p->nasserts++;
-    Evaluator *ev = eval_new(p);
+    Eqv *q = eqv_new(p);
     EqvResult r = {.c1 = new_cell(p), .c2 = new_cell(p)};
-    EvalStatus st = eqv_exhaustive(ev, a, b, MAPC_EXHAUSTIVE_BUDGET, &r);
-    if (st != EVAL_OK) {
-        diag_error(D(ps), at, "cannot decide the assertion: %s", eval_error(ev));
-        p->nasserts_failed++;
-    } else if (r.verdict == EQV_UNKNOWN) {
-        diag_error(D(ps), at, "cannot decide the assertion: size %llu exceeds the exhaustive budget of %llu positions",
-                   U(a->size), U(MAPC_EXHAUSTIVE_BUDGET));
+    if (q)
+        eqv_decide(q, a, b, &r);
+    if (!q || r.verdict == EQV_UNKNOWN) {
+        diag_error(D(ps), at, "cannot decide the assertion: %s", q ? eqv_error(q) : "out of memory");
         p->nasserts_failed++;
     } else if (want_equal && r.verdict == EQV_SIZES_DIFFER) {
         diag_error(D(ps), at, "assertion failed: not equivalent: sizes %llu vs %llu", U(a->size), U(b->size));
@@ -320,5 +338,300 @@ void sema_assert_equiv(Parser *ps, Loc at, const Map *a, const Map *b, bool want
         diag_error(D(ps), at, "assertion failed: the mappings are equivalent");
         p->nasserts_failed++;
     }
-    eval_free(ev);
+    eqv_free(q);
+}
+
+/* ---- copy statements (relayout kernels) ---- */
+
+/* Records the digits of a mapping whose bases are all symbols: per axis, a bitmask-free list
+ * of (stride, count) pairs. Returns false for what the static coverage check does not handle:
+ * composite bases, or a resize that truncates (some coordinates then have no position). */
+typedef struct CopyDigit {
+    int axis;
+    uint64_t stride, count;
+} CopyDigit;
+
+static bool copy_digits(const Map *m, CopyDigit *d, int *n, int cap)
+{
+    switch (m->kind) {
+    case MAP_BCAST:
+        return true;
+    case MAP_SYM:
+    case MAP_STRIDE:
+    case MAP_MOD: {
+        uint64_t s = 1;
+        const Map *x = m;
+        while (x->kind == MAP_STRIDE || x->kind == MAP_MOD) {
+            if (x->kind == MAP_STRIDE)
+                s *= x->n;
+            x = x->l;
+        }
+        if (x->kind != MAP_SYM || *n == cap)
+            return false;
+        d[(*n)++] = (CopyDigit){x->axis, s, m->size};
+        return true;
+    }
+    case MAP_RESIZE:
+        if (m->l->kind == MAP_SYM || m->l->kind == MAP_STRIDE || m->l->kind == MAP_MOD) {
+            /* the first n values of one digit (a tile): positions 0..n-1 are exactly those values */
+            if (!copy_digits(m->l, d, n, cap))
+                return false;
+            d[*n - 1].count = m->n;
+            return true;
+        }
+        return m->n == m->l->size && copy_digits(m->l, d, n, cap);
+    case MAP_PAD:
+        return copy_digits(m->l, d, n, cap);
+    case MAP_PAIR:
+        return copy_digits(m->l, d, n, cap) && copy_digits(m->r, d, n, cap);
+    }
+    return false;
+}
+
+/* Marks every axis a mapping mentions (through composite bases too). */
+static void copy_axes_used(const Map *m, bool *used)
+{
+    if (!m)
+        return;
+    if (m->kind == MAP_SYM)
+        used[m->axis] = true;
+    copy_axes_used(m->l, used);
+    copy_axes_used(m->r, used);
+}
+
+/* Static proof that every live cell of dst has a source position: for every axis dst mentions,
+ * src's digits of it chain from stride 1 (strides 1, m1, m1·m2, ...) far enough to hold every
+ * coordinate dst can hold: the whole axis, or, when dst is made of digits of axes only, one more
+ * than the largest sum of dst's digits of that axis (a tile). Each such coordinate then has a
+ * position: its mixed-radix digits in the chain, every other digit 0. */
+bool sema_copy_covered(const Prog *p, const Map *src, const Map *dst)
+{
+    enum { CAP = 256 };
+    CopyDigit d[CAP], dd[CAP];
+    int n = 0, nd = 0;
+    if (!copy_digits(src, d, &n, CAP))
+        return false;
+    bool dst_digits = copy_digits(dst, dd, &nd, CAP);
+    bool *used = calloc((size_t)p->naxes + 1, sizeof *used);
+    if (!used)
+        abort();
+    copy_axes_used(dst, used);
+    bool ok = true;
+    for (int a = 0; a < p->naxes && ok; a++) {
+        if (!used[a] || p->axes[a].size == 1)
+            continue;
+        uint64_t next = 1; /* the stride the next digit must start at */
+        for (;;) {
+            int found = -1;
+            for (int i = 0; i < n; i++)
+                if (d[i].axis == a && d[i].stride == next && d[i].count > 1)
+                    found = i;
+            if (found < 0)
+                break;
+            next *= d[found].count; /* <= the axis size: a digit never exceeds its base */
+        }
+        uint64_t need = p->axes[a].size;
+        if (dst_digits) {
+            need = 1;
+            for (int i = 0; i < nd; i++)
+                if (dd[i].axis == a)
+                    need = u64_sat_add(need, u64_sat_mul(dd[i].count - 1, dd[i].stride));
+            if (need > p->axes[a].size)
+                need = p->axes[a].size;
+        }
+        ok = next >= need;
+    }
+    free(used);
+    return ok;
+}
+
+static uint64_t copy_hash(const uint64_t *c, int n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15u;
+    for (int i = 0; i < n; i++) {
+        h ^= c[i] + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
+        h *= 0xbf58476d1ce4e5b9u;
+    }
+    return h ^ (h >> 31);
+}
+
+/* Exhaustive check with the interpreter: the first live cell of dst (in position order) whose
+ * index no src position holds is diagnosed. Returns false if it could not decide. */
+static bool copy_covered_exhaustively(Parser *ps, Loc at, const char *name, const Map *src, const Map *dst)
+{
+    Prog *p = ps->prog;
+    Evaluator *ev = eqv_evaluator_new(p);
+    uint64_t cap = 16;
+    while (cap < 2 * src->size)
+        cap *= 2;
+    uint64_t *slot = malloc(cap * sizeof *slot); /* src position + 1, 0 = empty */
+    Cell c = new_cell(p), s = new_cell(p);
+    bool decided = slot && ev;
+    if (slot)
+        memset(slot, 0, cap * sizeof *slot);
+    for (uint64_t i = 0; decided && i < src->size; i++) {
+        if (eval_cell(ev, src, i, &c) != EVAL_OK) {
+            decided = false;
+            break;
+        }
+        if (c.kind != CELL_LIVE)
+            continue;
+        uint64_t h = copy_hash(c.coord, p->naxes) & (cap - 1);
+        for (;; h = (h + 1) & (cap - 1)) {
+            if (!slot[h]) {
+                slot[h] = i + 1;
+                break;
+            }
+            if (eval_cell(ev, src, slot[h] - 1, &s) != EVAL_OK) {
+                decided = false;
+                break;
+            }
+            if (cell_equal(&s, &c, p->naxes))
+                break; /* an earlier position holds it already */
+        }
+    }
+    for (uint64_t i = 0; decided && i < dst->size; i++) {
+        if (eval_cell(ev, dst, i, &c) != EVAL_OK) {
+            decided = false;
+            break;
+        }
+        if (c.kind != CELL_LIVE)
+            continue;
+        bool found = false;
+        for (uint64_t h = copy_hash(c.coord, p->naxes) & (cap - 1); slot[h]; h = (h + 1) & (cap - 1)) {
+            if (eval_cell(ev, src, slot[h] - 1, &s) != EVAL_OK) {
+                decided = false;
+                break;
+            }
+            if (cell_equal(&s, &c, p->naxes)) {
+                found = true;
+                break;
+            }
+        }
+        if (decided && !found) {
+            diag_error(D(ps), at, "copy %s: destination position %llu holds %s, which no source position holds", name,
+                       U(i), fmt_cell(p, &c));
+            break;
+        }
+    }
+    free(slot);
+    eqv_evaluator_free(ev);
+    return decided;
+}
+
+void sema_copy(Parser *ps, Loc at, Token name, const Map *src, const Map *dst, Token elem)
+{
+    Prog *p = ps->prog;
+    ElemType parsed;
+    int et = elem_type_parse(elem.s, elem.len, &parsed) ? (int)parsed : -1;
+    if (et < 0)
+        diag_error(D(ps), elem.loc, "unknown element type '%.*s' (expected f32, f64, bf16, f16, i8 or i32)",
+                   (int)elem.len, elem.s);
+    const char *nm = arena_strndup(&p->arena, name.s, name.len);
+    bool dup = false;
+    const Name *old = lookup_tok(ps, name);
+    if (old) {
+        diag_error(D(ps), name.loc, "'%s' is already defined at line %u", nm, old->loc.line);
+        dup = true;
+    }
+    for (int i = 0; i < p->ncopies && !dup; i++)
+        if (strcmp(p->copies[i]->name, nm) == 0) {
+            diag_error(D(ps), name.loc, "copy '%s' is already defined at line %u", nm, p->copies[i]->loc.line);
+            dup = true;
+        }
+    if (!src || !dst || et < 0 || dup)
+        return;
+    if (!sema_copy_covered(p, src, dst)) {
+        if (src->size > MAPC_EXHAUSTIVE_BUDGET || dst->size > MAPC_EXHAUSTIVE_BUDGET) {
+            diag_error(D(ps), at,
+                       "copy %s: cannot prove that every destination cell has a source position (the source does "
+                       "not tile the axes digit by digit, and the sizes %llu and %llu exceed the budget of %llu)",
+                       nm, U(src->size), U(dst->size), U(MAPC_EXHAUSTIVE_BUDGET));
+            return;
+        }
+        int before = p->diags.count;
+        if (!copy_covered_exhaustively(ps, at, nm, src, dst)) {
+            diag_error(D(ps), at, "copy %s: cannot check the source positions (composite bases undecided)", nm);
+            return;
+        }
+        if (p->diags.count != before)
+            return;
+    }
+    Copy *c = arena_alloc(&p->arena, sizeof *c);
+    *c = (Copy){.name = nm, .src = src, .dst = dst, .elem = (ElemType)et, .loc = name.loc};
+    if (p->ncopies == p->copies_cap) {
+        int cap = p->copies_cap ? 2 * p->copies_cap : 8;
+        const Copy **t = arena_alloc(&p->arena, (size_t)cap * sizeof *t);
+        if (p->ncopies)
+            memcpy(t, p->copies, (size_t)p->ncopies * sizeof *t);
+        p->copies = t;
+        p->copies_cap = cap;
+    }
+    p->copies[p->ncopies++] = c;
+}
+
+void sema_tensor(Parser *ps, Loc at, Token name, Token kind, Token elem, MapList *maps)
+{
+    Prog *p = ps->prog;
+    static const struct { const char *s; MemKind mem; } kinds[] = {
+        {"HostTensor", MEM_HOST}, {"HbmTensor", MEM_HBM}, {"DmTensor", MEM_DM}};
+    int mem = -1;
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (strlen(kinds[i].s) == kind.len && memcmp(kinds[i].s, kind.s, kind.len) == 0)
+            mem = (int)kinds[i].mem;
+    ElemType et;
+    bool ok = true;
+    if (mem < 0) {
+        diag_error(D(ps), kind.loc, "unknown tensor kind '%.*s' (expected HostTensor, HbmTensor or DmTensor)",
+                   (int)kind.len, kind.s);
+        ok = false;
+    }
+    if (!elem_type_parse(elem.s, elem.len, &et)) {
+        diag_error(D(ps), elem.loc, "unknown element type '%.*s' (expected f32, f64, bf16, f16, i8 or i32)",
+                   (int)elem.len, elem.s);
+        ok = false;
+    }
+    const Map *m[4] = {0};
+    int n = 0;
+    for (MapList *e = maps; e; e = e->next) /* newest first */
+        n++;
+    if (mem >= 0 && n != mem_kind_maps((MemKind)mem)) {
+        diag_error(D(ps), kind.loc, "%s takes an element type and %d mapping%s, not %d", mem_kind_tensor((MemKind)mem),
+                   mem_kind_maps((MemKind)mem), mem_kind_maps((MemKind)mem) > 1 ? "s" : "", n);
+        ok = false;
+    }
+    int i = n;
+    for (MapList *e = maps; e; e = e->next) {
+        --i;
+        if (i < 4)
+            m[i] = e->map;
+        ok &= e->map != NULL;
+    }
+    if (!ok)
+        return;
+    char why[256];
+    TensorLimits lim = tensor_default_limits();
+    if (!tensor_check(p, (MemKind)mem, et, m, &lim, why, sizeof why)) {
+        diag_error(D(ps), at, "%s", why);
+        return;
+    }
+    Name *nm = define(ps, name, NAME_TENSOR);
+    if (!nm)
+        return;
+    TensorDecl *t = arena_alloc(&p->arena, sizeof *t);
+    t->name = nm->name;
+    t->mem = (MemKind)mem;
+    t->elem = et;
+    memcpy(t->maps, m, sizeof m);
+    t->loc = at;
+    nm->tensor = t;
+    if (p->ntensors == p->tensors_cap) {
+        int cap = p->tensors_cap ? 2 * p->tensors_cap : 8;
+        const TensorDecl **v = arena_alloc(&p->arena, (size_t)cap * sizeof *v);
+        if (p->ntensors)
+            memcpy(v, p->tensors, (size_t)p->ntensors * sizeof *v);
+        p->tensors = v;
+        p->tensors_cap = cap;
+    }
+    p->tensors[p->ntensors++] = t;
 }

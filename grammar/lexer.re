@@ -79,6 +79,11 @@ bool lex_next(Lexer *lx, Token *t)
             "pad"   { TOK(TK_KW_PAD); }
             "oob"   { TOK(TK_KW_OOB); }
             "overflow" { TOK(TK_KW_OVERFLOW); }
+            "copy"  { TOK(TK_KW_COPY); }
+            "tensor" { TOK(TK_KW_TENSOR); }
+            "tiled!" { TOK(TK_KW_TILED); }
+            "strided!" { TOK(TK_KW_STRIDED); }
+            "as"    { TOK(TK_KW_AS); }
             ident   { TOK(TK_IDENT); }
 
             [0-9]+ {
@@ -88,6 +93,21 @@ bool lex_next(Lexer *lx, Token *t)
                     t->num = UINT64_MAX;
                 }
                 TOK(TK_NUM);
+            }
+            "0" [xX] [0-9a-fA-F]+ {
+                /* hexadecimal: only layout-descriptor tags (0x01 ...) take it */
+                const char *h = lx->tok + 2;
+                while (h + 1 < lx->cur && *h == '0')
+                    h++;
+                if (lx->cur - h > 16) {
+                    diag_error(lx->diags, t->loc, "number %.*s does not fit in 64 bits",
+                               (int)(lx->cur - lx->tok), lx->tok);
+                    t->num = UINT64_MAX;
+                } else {
+                    for (; h < lx->cur; h++)
+                        t->num = t->num * 16 + (uint64_t)(*h <= '9' ? *h - '0' : (*h | 0x20) - 'a' + 10);
+                }
+                TOK(TK_HEX);
             }
             [0-9]+ [A-Za-z_][A-Za-z0-9_]* {
                 diag_error(lx->diags, t->loc, "malformed number '%.*s'", (int)(lx->cur - lx->tok), lx->tok);
@@ -104,6 +124,9 @@ bool lex_next(Lexer *lx, Token *t)
             "," { TOK(TK_COMMA); }
             ";" { TOK(TK_SEMI); }
             ":" { TOK(TK_COLON); }
+            "->" { TOK(TK_ARROW); }
+            "<" { TOK(TK_LT); }
+            ">" { TOK(TK_GT); }
             "==" { TOK(TK_EQEQ); }
             "!=" { TOK(TK_NE); }
             "=" { TOK(TK_EQ); }

@@ -27,7 +27,11 @@
 /* Tokens the lexer produces (fixes their numbering). */
 %token KW_AXES KW_M KW_I KW_CONST KW_TYPE KW_ASSERT KW_PAD KW_OOB KW_OVERFLOW IDENT NUM
        LBRACK RBRACK LPAREN RPAREN LBRACE RBRACE COMMA SEMI COLON EQEQ NE EQ SLASH PERCENT
-       HASH STAR BANG EXPR_START.
+       HASH STAR BANG EXPR_START KW_COPY KW_AS ARROW.
+/* Tensor declarations (SPEC §5). */
+%token KW_TENSOR LT GT.
+/* Layout descriptors (SPEC §7): tiled![...], strided![...], hexadecimal layout tags. */
+%token KW_TILED KW_STRIDED HEX.
 
 %type mapping {const Map *}
 %type mapref {const Map *}
@@ -63,12 +67,49 @@ stmt ::= KW_ASSERT(A) mapref(M) LBRACK NUM(P) RBRACK EQEQ cellv(C) SEMI. { sema_
 stmt ::= KW_ASSERT(A) mapref(X) EQEQ mapref(Y) SEMI. { sema_assert_equiv(ps, A.loc, X, Y, true); }
 stmt ::= KW_ASSERT(A) mapref(X) NE mapref(Y) SEMI. { sema_assert_equiv(ps, A.loc, X, Y, false); }
 
+/* A relayout kernel: every live cell of DST receives the SRC element with the same index. */
+stmt ::= KW_COPY(C) IDENT(N) COLON mapref(S) ARROW mapref(D) KW_AS IDENT(T) SEMI. { sema_copy(ps, C.loc, N, S, D, T); }
+
+/* A tensor in a memory: "tensor H: HbmTensor<bf16, m![1], m![A, B]>;" (SPEC §5). */
+%type tmaps {MapList *}
+stmt ::= KW_TENSOR(K) IDENT(N) COLON IDENT(T) LT IDENT(E) COMMA tmaps(L) GT SEMI. { sema_tensor(ps, K.loc, N, T, E, L); }
+tmaps(R) ::= mapref(M). { R = sema_list_add(ps, NULL, M, 0, (Loc){0}); }
+tmaps(R) ::= tmaps(L) COMMA mapref(M). { R = sema_list_add(ps, L, M, 0, (Loc){0}); }
+
 stmt ::= error SEMI. { ps->defining = NULL; }
 
 mapref(R) ::= IDENT(N). { R = sema_type_ref(ps, N); }
 mapref(R) ::= mapping(M). { R = M; }
 
 mapping(R) ::= KW_M LBRACK mlist(L) RBRACK. { R = L; }
+
+/* Layout descriptors (desc.h): fields are collected raw, then checked and converted to a mapping. */
+%type dfields {DescField *}
+%type dfieldl {DescField *}
+%type dvalue {DescVal *}
+%type dlist {DescItem *}
+%type ditems {DescItem *}
+mapping(R) ::= KW_TILED(K) LBRACK dfields(F) RBRACK. { R = sema_tiled(ps, K.loc, F); }
+mapping(R) ::= KW_STRIDED(K) LBRACK dfields(F) RBRACK. { R = sema_strided(ps, K.loc, F); }
+dfields(R) ::= dfieldl(F). { R = F; }
+dfields(R) ::= dfieldl(F) COMMA. { R = F; }
+dfieldl(R) ::= IDENT(K) COLON dvalue(V). { R = desc_syn_field(ps, NULL, K, V); }
+dfieldl(R) ::= dfieldl(L) COMMA IDENT(K) COLON dvalue(V). { R = desc_syn_field(ps, L, K, V); }
+dvalue(R) ::= LBRACK(B) dlist(L) RBRACK. { R = desc_syn_value(ps, DESC_V_LIST, B, L, NULL); }
+dvalue(R) ::= IDENT(W). { R = desc_syn_value(ps, DESC_V_WORD, W, NULL, NULL); }
+dvalue(R) ::= IDENT(W) LBRACK dlist(L) RBRACK. { R = desc_syn_value(ps, DESC_V_CALL, W, L, NULL); }
+dvalue(R) ::= NUM(N). { R = desc_syn_value(ps, DESC_V_NUM, N, NULL, NULL); }
+dvalue(R) ::= HEX(N). { R = desc_syn_value(ps, DESC_V_NUM, N, NULL, NULL); }
+dvalue(R) ::= KW_TILED(K) LBRACK dfields(F) RBRACK. { R = desc_syn_value(ps, DESC_V_TILED, K, NULL, F); }
+dlist(R) ::= . { R = NULL; }
+dlist(R) ::= ditems(L). { R = L; }
+dlist(R) ::= ditems(L) COMMA. { R = L; }
+ditems(R) ::= IDENT(N). { R = desc_syn_item(ps, NULL, N, 0, true); }
+ditems(R) ::= NUM(N). { R = desc_syn_item(ps, NULL, N, N.num, true); }
+ditems(R) ::= LBRACE IDENT(N) RBRACE. { uint64_t v = 0; bool ok = sema_escape_const(ps, N, &v); N.kind = TK_NUM; R = desc_syn_item(ps, NULL, N, v, ok); }
+ditems(R) ::= ditems(L) COMMA IDENT(N). { R = desc_syn_item(ps, L, N, 0, true); }
+ditems(R) ::= ditems(L) COMMA NUM(N). { R = desc_syn_item(ps, L, N, N.num, true); }
+ditems(R) ::= ditems(L) COMMA LBRACE IDENT(N) RBRACE. { uint64_t v = 0; bool ok = sema_escape_const(ps, N, &v); N.kind = TK_NUM; R = desc_syn_item(ps, L, N, v, ok); }
 
 mlist(R) ::= items(I). { R = sema_pair_list(ps, I); }
 mlist(R) ::= items(I) COMMA. { R = sema_pair_list(ps, I); }

@@ -135,7 +135,7 @@ int rt_from_host(RtContext *rt, const RtView *dst, const void *host)
     free(delta);
     if (!p || check_extent(rt, p, dst->pos_offset, dst->tensor->elems, 0, h->size) != 0)
         return -1;
-    size_t es = rt_elem_size(dst->tensor->elem);
+    size_t es = elem_type_size(dst->tensor->elem);
     return execute(rt, p, (unsigned char *)dst->tensor->data + dst->pos_offset * es, host, es);
 }
 
@@ -154,9 +154,62 @@ int rt_to_host(RtContext *rt, const RtView *src, void *host)
     free(delta);
     if (!p || check_extent(rt, p, 0, h->size, src->pos_offset, src->tensor->elems) != 0)
         return -1;
-    size_t es = rt_elem_size(src->tensor->elem);
+    size_t es = elem_type_size(src->tensor->elem);
     return execute(rt, p, host, (const unsigned char *)src->tensor->data + src->pos_offset * es, es);
 }
+
+typedef struct Parts {
+    RtCopyFn fn;
+    unsigned char *dst;
+    const unsigned char *src;
+    uint64_t dstep, sstep;  /* bytes between consecutive parts */
+    int nparts, ntasks;
+} Parts;
+
+static void parts_task(void *arg, int task)
+{
+    const Parts *p = arg;
+    int lo = (int)((int64_t)p->nparts * task / p->ntasks), hi = (int)((int64_t)p->nparts * (task + 1) / p->ntasks);
+    for (int i = lo; i < hi; i++)
+        p->fn(p->dst + (uint64_t)i * p->dstep, p->src + (uint64_t)i * p->sstep);
+}
+
+/* The move through a JIT-compiled kernel. With several threads, a destination whose outermost
+ * digit X (the slices, say) also stands in the source is moved as |X| parts by one kernel for a
+ * part, spread over the pool. Returns 1 if it did not apply (the caller moves by plan), 0 or -1. */
+static int dma_jit(RtContext *rt, const RtView *dst, const RtView *src, size_t es)
+{
+    const Map *dm = dst->map, *sm = src->map;
+    Parts p = {.nparts = 1, .ntasks = 1};
+    if (!sema_copy_covered(rt->prog, sm, dm))
+        return 1;
+    if (rt->threads > 1 && dm->kind == MAP_PAIR && dm->l->size > 1 &&
+        (dm->l->kind == MAP_SYM || dm->l->kind == MAP_STRIDE || dm->l->kind == MAP_MOD)) {
+        char saved[sizeof rt->error];
+        memcpy(saved, rt->error, sizeof saved);
+        uint64_t bufstride;
+        const Map *part = rt_tile_map(rt, sm, dm->l, 1, PAD_TOP, &bufstride);
+        if (part && sema_copy_covered(rt->prog, part, dm->r)) {
+            p.nparts = (int)(dm->l->size < 1u << 30 ? dm->l->size : 1u << 30);
+            p.dstep = dm->r->size * es;
+            p.sstep = bufstride * es;
+            p.ntasks = p.nparts < rt->threads ? p.nparts : rt->threads;
+            dm = dm->r;
+            sm = part;
+        }
+        memcpy(rt->error, saved, sizeof saved);
+    }
+    p.fn = rt_kernel(rt, dm, sm, dst->tensor->elem);
+    if (!p.fn)
+        return 1;
+    p.dst = (unsigned char *)dst->tensor->data + dst->pos_offset * es;
+    p.src = (const unsigned char *)src->tensor->data + src->pos_offset * es;
+    rt_pool_run(rt->pool, p.ntasks, parts_task, &p);
+    rt->stats.jit_moves++;
+    return 0;
+}
+
+RtStats rt_stats(const RtContext *rt) { return rt->stats; }
 
 int rt_dma(RtContext *rt, const RtView *dst, const RtView *src)
 {
@@ -166,20 +219,26 @@ int rt_dma(RtContext *rt, const RtView *dst, const RtView *src)
         return rt_fail(rt, "the destination is a read view; make a write view to move into it");
     RtTensor *dt = dst->tensor, *st = src->tensor;
     if (dt->elem != st->elem)
-        return rt_fail(rt, "DMA between %s and %s tensors; both must hold the same element type", rt_elem_name(st->elem),
-                       rt_elem_name(dt->elem));
-    size_t es = rt_elem_size(dt->elem);
-    if ((dt->mem == RT_DM) != (st->mem == RT_DM) && dt->mem != RT_HOST && st->mem != RT_HOST) {
+        return rt_fail(rt, "DMA between %s and %s tensors; both must hold the same element type", elem_type_name(st->elem),
+                       elem_type_name(dt->elem));
+    size_t es = elem_type_size(dt->elem);
+    if ((dt->mem == MEM_DM) != (st->mem == MEM_DM) && dt->mem != MEM_HOST && st->mem != MEM_HOST) {
         if ((dst->pos_offset * es) % 8 || (src->pos_offset * es) % 8)
             return rt_fail(rt, "HBM<->DM DMA needs 8-byte aligned addresses: the views start at bytes %llu and %llu",
                            U(src->pos_offset * es), U(dst->pos_offset * es));
     }
     int naxes = rt->prog->naxes;
+    if (dt->data != st->data) { /* within one buffer, the plan checks the exact ranges for overlap */
+        int jit = dma_jit(rt, dst, src, es);
+        if (jit <= 0)
+            return jit;
+    }
     int64_t *delta = calloc((size_t)naxes + 1, sizeof *delta);
     const Plan *p = rt_plan(rt, dst->map, src->map, delta, false);
     free(delta);
     if (!p || check_extent(rt, p, dst->pos_offset, dt->elems, src->pos_offset, st->elems) != 0)
         return -1;
+    rt->stats.plan_moves++;
     if (dt->data == st->data) {
         /* the same buffer: the byte ranges touched must not overlap */
         uint64_t d0 = dst->pos_offset, d1 = dst->pos_offset + p->dst_end;

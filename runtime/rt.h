@@ -9,24 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- Element types ---- */
-
-typedef enum { RT_F32, RT_BF16, RT_F16, RT_I8, RT_I32, RT_NELEMS } RtElem;
-
-size_t rt_elem_size(RtElem e);
-const char *rt_elem_name(RtElem e);
-/* Parses "f32", "bf16", ...; false if unknown. */
-bool rt_elem_parse(const char *name, RtElem *out);
-
 /* ---- Context ---- */
 
-typedef enum { RT_HOST, RT_HBM, RT_DM } RtMemory;
-
 typedef struct RtConfig {
-    uint64_t hbm_chip_bytes;    /* HBM capacity per chip (default 48 GiB) */
-    uint64_t dm_slice_bytes;    /* DM capacity per slice (default 512 KiB) */
-    uint64_t dm_max_clusters;   /* clusters per chip (default 2) */
-    uint64_t dm_slices[4];      /* allowed slice counts, 0-terminated (default 64, 128, 256) */
+    TensorLimits limits;        /* capacities (SPEC §5); tensor_default_limits() */
     int threads;                /* worker threads; 0: one per core */
 } RtConfig;
 
@@ -49,17 +35,20 @@ int rt_threads(const RtContext *rt);
 
 typedef struct RtTensor RtTensor;
 
-/* Creates a zero-filled tensor. maps are, by memory: RT_HOST {Element}; RT_HBM {Chip, Element};
- * RT_DM {Chip, Cluster, Slice, Element}. The element at spatial coordinates and element position
+/* Creates a zero-filled tensor. maps are, by memory: MEM_HOST {Element}; MEM_HBM {Chip, Element};
+ * MEM_DM {Chip, Cluster, Slice, Element}. The element at spatial coordinates and element position
  * holds the tensor at the sum of the mappings' partial indices, so the buffer is laid out as the flat
  * mapping m![Chip, ..., Element]; the mappings must use disjoint axes. Capacities are checked
  * (DM: Cluster <= dm_max_clusters, Slice one of dm_slices, |Element| * size <= dm_slice_bytes).
  * Returns NULL with rt_error set. The buffer is 64-byte aligned; free with rt_tensor_free. */
-RtTensor *rt_tensor_new(RtContext *rt, RtMemory mem, RtElem elem, const Map *const *maps, int nmaps);
+RtTensor *rt_tensor_new(RtContext *rt, MemKind mem, ElemType elem, const Map *const *maps, int nmaps);
+/* Creates the tensor a `tensor NAME: ...;` declaration of the program describes (checked again
+ * against the context's limits). NULL with rt_error set if there is no such tensor. */
+RtTensor *rt_tensor_declared(RtContext *rt, const char *name);
 void rt_tensor_free(RtTensor *t);
 void *rt_tensor_data(const RtTensor *t);
 uint64_t rt_tensor_elems(const RtTensor *t);     /* buffer positions */
-RtElem rt_tensor_elem(const RtTensor *t);
+ElemType rt_tensor_elem(const RtTensor *t);
 const Map *rt_tensor_map(const RtTensor *t);     /* the flat mapping */
 
 /* The logical tensor: the axes the tensor's mappings use, in declaration order. Returns their count
@@ -92,6 +81,13 @@ int rt_tile(RtContext *rt, const RtView *v, const Map *index, uint64_t len, uint
             RtView *out);
 
 /* ---- Moves ---- */
+
+/* What the moves of a context ran on: JIT-compiled kernels (and how many were compiled), or plans
+ * interpreted element run by element run (moves whose coverage needs the interpreter to check). */
+typedef struct RtStats {
+    uint64_t jit_moves, plan_moves, kernels_compiled;
+} RtStats;
+RtStats rt_stats(const RtContext *rt);
 
 /* Writes a dense row-major host array of the logical tensor into the view: every live cell gets its
  * element, pad(zero) cells get 0, pad(top) cells are left, pad(bottom) cells are never touched. */

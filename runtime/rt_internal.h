@@ -43,6 +43,23 @@ typedef struct Plan {
 const Plan *rt_plan(RtContext *rt, const Map *dst, const Map *src, const int64_t *delta, bool missing_ok);
 void rt_plans_free(Plan *p);
 
+/* ---- JIT relayout kernels (kernel.c) ---- */
+
+typedef void (*RtCopyFn)(void *dst, const void *src);
+typedef struct RtKernel RtKernel;
+/* The JIT-compiled kernel giving every live cell of dst the src element with the same index
+ * (pad(zero) cells 0, other cells untouched). The caller must know that src holds every index dst
+ * does (sema_copy_covered). NULL with rt_error set if it cannot be compiled. */
+RtCopyFn rt_kernel(RtContext *rt, const Map *dst, const Map *src, ElemType elem);
+void rt_kernels_free(RtKernel *k);
+
+/* ---- Tiles (tile.c) ---- */
+
+/* The mapping m with the digit index split out and replaced by LEN values padded with kind (for
+ * LEN 1 of a symbol's digit, by 1 # |index|, which no resize truncates); *bufstride receives the
+ * buffer positions per step of the digit. NULL with rt_error set if index is not a digit of m. */
+const Map *rt_tile_map(RtContext *rt, const Map *m, const Map *index, uint64_t len, PadKind kind, uint64_t *bufstride);
+
 /* ---- Context and tensors ---- */
 
 struct RtContext {
@@ -52,13 +69,15 @@ struct RtContext {
     int threads;
     Evaluator *ev;
     Plan *plans;
+    RtKernel *kernels;
+    RtStats stats;
     char error[512];
 };
 
 struct RtTensor {
     RtContext *rt;
-    RtMemory mem;
-    RtElem elem;
+    MemKind mem;
+    ElemType elem;
     const Map *maps[4];
     int nmaps;
     const Map *flat;

@@ -70,11 +70,18 @@ static const Map *split(Tiling *t, const Map *e, uint64_t scale)
     uint64_t high = d.count / k / m;
     Arena *a = &t->rt->prog->arena;
     MapWhy why;
-    const Map *mid = digit_map(t, d.base, d.stride * k, m);
-    if (mid && t->len < m)
-        mid = map_make_op(a, MAP_RESIZE, PAD_TOP, mid, t->len, e->loc, why);
-    if (mid && t->len < m)
-        mid = map_make_op(a, MAP_PAD, t->kind, mid, m, e->loc, why);
+    const Map *mid;
+    if (t->len == 1 && m > 1 && d.base->kind == MAP_SYM) {
+        /* one value of a symbol's digit contributes nothing: 1 # m, with no truncating resize */
+        mid = map_make_bcast(a, 1, e->loc, why);
+        mid = mid ? map_make_op(a, MAP_PAD, t->kind, mid, m, e->loc, why) : NULL;
+    } else {
+        mid = digit_map(t, d.base, d.stride * k, m);
+        if (mid && t->len < m)
+            mid = map_make_op(a, MAP_RESIZE, PAD_TOP, mid, t->len, e->loc, why);
+        if (mid && t->len < m)
+            mid = map_make_op(a, MAP_PAD, t->kind, mid, m, e->loc, why);
+    }
     const Map *out = mid;
     if (out && k > 1) {
         const Map *low = digit_map(t, d.base, d.stride, k);
@@ -133,27 +140,51 @@ static char *show(RtContext *rt, const Map *m)
     return s;
 }
 
+const Map *rt_tile_map(RtContext *rt, const Map *m, const Map *index, uint64_t len, PadKind kind, uint64_t *bufstride)
+{
+    Tiling t = {.rt = rt, .len = len, .kind = kind};
+    if (!as_digit(index, &t.want)) {
+        rt_fail(rt, "the tile index %s is not a digit (an axis, or / and %% applied to one base)", show(rt, index));
+        return NULL;
+    }
+    if (t.want.base->kind != MAP_SYM) {
+        rt_fail(rt, "the tile index %s is a digit of a composite base, whose values are not a range of one axis",
+                show(rt, index));
+        return NULL;
+    }
+    if (len == 0 || len > t.want.count) {
+        rt_fail(rt, "a tile of %llu values of %s does not fit in its %llu values", U(len), show(rt, index),
+                U(t.want.count));
+        return NULL;
+    }
+    const Map *e2 = rewrite(&t, m, 1);
+    if (t.error || !e2) {
+        rt_fail(rt, "cannot tile %s along %s: %s", show(rt, m), show(rt, index),
+                t.error ? t.error : "the tile mapping is invalid");
+        return NULL;
+    }
+    if (!t.found) {
+        rt_fail(rt, "%s is not a digit of the view's mapping %s", show(rt, index), show(rt, m));
+        return NULL;
+    }
+    *bufstride = t.bufstride;
+    return e2;
+}
+
 int rt_tile(RtContext *rt, const RtView *v, const Map *index, uint64_t len, uint64_t start, const Map *expect,
             RtView *out)
 {
     if (!v || !v->tensor || !v->map || !index || !out)
         return rt_fail(rt, "a view, the tile index or the result is missing");
-    Tiling t = {.rt = rt, .len = len, .kind = v->writable ? PAD_BOTTOM : PAD_TOP};
-    if (!as_digit(index, &t.want))
-        return rt_fail(rt, "the tile index %s is not a digit (an axis, or / and %% applied to one base)",
-                       show(rt, index));
-    if (t.want.base->kind != MAP_SYM)
-        return rt_fail(rt, "the tile index %s is a digit of a composite base, whose values are not a range of one axis",
-                       show(rt, index));
-    if (len == 0 || len > t.want.count || start > t.want.count - len)
+    Digit want;
+    if (as_digit(index, &want) && (len == 0 || len > want.count || start > want.count - len))
         return rt_fail(rt, "a tile of %llu values of %s from %llu does not fit in its %llu values", U(len),
-                       show(rt, index), U(start), U(t.want.count));
-    const Map *e2 = rewrite(&t, v->map, 1);
-    if (t.error || !e2)
-        return rt_fail(rt, "cannot tile %s along %s: %s", show(rt, v->map), show(rt, index),
-                       t.error ? t.error : "the tile mapping is invalid");
-    if (!t.found)
-        return rt_fail(rt, "%s is not a digit of the view's mapping %s", show(rt, index), show(rt, v->map));
+                       show(rt, index), U(start), U(want.count));
+    uint64_t bufstride;
+    const Map *e2 = rt_tile_map(rt, v->map, index, len, v->writable ? PAD_BOTTOM : PAD_TOP, &bufstride);
+    if (!e2)
+        return -1;
+    Tiling t = {.want = want, .bufstride = bufstride};
     /* the tile must start and stay on live cells of the view */
     Cell c = {.coord = calloc((size_t)rt->prog->naxes + 1, sizeof(uint64_t))};
     uint64_t step = len <= 4096 ? 1 : len - 1;

@@ -61,7 +61,7 @@ int main(int argc, char **argv)
         cfg.threads = threads;
         RtContext *rt = rt_new(p, &cfg);
         const Map *hbm_maps[] = {one, hbm_map};
-        RtTensor *hbm = rt_tensor_new(rt, RT_HBM, RT_F32, hbm_maps, 2);
+        RtTensor *hbm = rt_tensor_new(rt, MEM_HBM, ELEM_F32, hbm_maps, 2);
         if (!hbm) {
             fprintf(stderr, "bench-dma: %s\n", rt_error(rt));
             return 1;
@@ -72,7 +72,7 @@ int main(int argc, char **argv)
         memset(b, 2, bytes);
         for (size_t l = 0; l < sizeof layouts / sizeof *layouts; l++) {
             const Map *dm_maps[] = {one, one, slice, parse(p, layouts[l].dm)};
-            RtTensor *dm = rt_tensor_new(rt, RT_DM, RT_F32, dm_maps, 4);
+            RtTensor *dm = rt_tensor_new(rt, MEM_DM, ELEM_F32, dm_maps, 4);
             if (!dm) {
                 fprintf(stderr, "bench-dma: %s\n", rt_error(rt));
                 return 1;

@@ -1,0 +1,282 @@
+/* bench_gemm.c — GEMM GFLOP/s of mapc's JIT engine against OpenBLAS, BLIS and oneDNN, measured in one run. */
+#include "gemm.h"
+
+#include <dnnl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The peers' entry points, declared here: OpenBLAS and BLIS both export cblas_sgemm, so OpenBLAS is
+ * reached through cblas_sgemm (linked first) and BLIS through its own typed API. */
+void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float *a, int lda, const float *b,
+                 int ldb, float beta, float *c, int ldc);
+void openblas_set_num_threads(int n);
+void bli_sgemm(int transa, int transb, int64_t m, int64_t n, int64_t k, float *alpha, float *a, int64_t rsa,
+               int64_t csa, float *b, int64_t rsb, int64_t csb, float *beta, float *c, int64_t rsc, int64_t csc);
+void bli_thread_set_num_threads(int64_t n);
+void omp_set_num_threads(int n);
+
+static double peak_core = 117.0; /* f32 GFLOP/s per core (Zen 4 reference; MAPC_PEAK overrides) */
+static double min_time = 0.15;   /* seconds of calls per measurement */
+
+/* Wall-clock time, or with --cpu-time the calling thread's CPU time (robust on a busy machine, but
+ * only meaningful for one thread: worker threads are not counted). */
+static clockid_t bench_clock = CLOCK_MONOTONIC;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(bench_clock, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef void (*CallFn)(void *ctx);
+
+/* The median GFLOP/s of repeated calls (one warm-up, at least 3 and at most 300 timed calls). */
+static double measure(CallFn f, void *ctx, double flops)
+{
+    double t0 = now();
+    f(ctx);
+    double first = now() - t0;
+    int reps = first > 0 ? (int)(min_time / first) : 300;
+    reps = reps < 3 ? 3 : reps > 300 ? 300 : reps;
+    double *t = malloc(sizeof *t * (size_t)reps);
+    for (int i = 0; i < reps; i++) {
+        double s = now();
+        f(ctx);
+        t[i] = now() - s;
+    }
+    qsort(t, (size_t)reps, sizeof *t, cmp_double);
+    double med = t[reps / 2];
+    free(t);
+    return flops / med * 1e-9;
+}
+
+typedef struct Case {
+    int64_t m, n, k;
+    int threads;
+    float *a, *b, *c;
+    uint16_t *a16, *b16;
+    int8_t *a8, *b8;
+    uint8_t *au8;
+    int32_t *c32;
+    Gemm *g;
+    dnnl_primitive_t prim;
+    dnnl_stream_t st;
+    dnnl_exec_arg_t args[3];
+} Case;
+
+static void call_ours_f32(void *p)
+{
+    Case *c = p;
+    char err[256];
+    GemmView a = gemm_row_major(c->a, (uint64_t)c->m, (uint64_t)c->k, GEMM_F32);
+    GemmView b = gemm_row_major(c->b, (uint64_t)c->k, (uint64_t)c->n, GEMM_F32);
+    GemmView cv = gemm_row_major(c->c, (uint64_t)c->m, (uint64_t)c->n, GEMM_F32);
+    if (gemm_f32(c->g, 1.0f, &a, &b, 0.0f, &cv, err, sizeof err)) {
+        fprintf(stderr, "bench-gemm: %s\n", err);
+        exit(1);
+    }
+}
+
+static void call_ours_bf16(void *p)
+{
+    Case *c = p;
+    char err[256];
+    GemmView a = gemm_row_major(c->a16, (uint64_t)c->m, (uint64_t)c->k, GEMM_BF16);
+    GemmView b = gemm_row_major(c->b16, (uint64_t)c->k, (uint64_t)c->n, GEMM_BF16);
+    GemmView cv = gemm_row_major(c->c, (uint64_t)c->m, (uint64_t)c->n, GEMM_F32);
+    if (gemm_f32(c->g, 1.0f, &a, &b, 0.0f, &cv, err, sizeof err)) {
+        fprintf(stderr, "bench-gemm: %s\n", err);
+        exit(1);
+    }
+}
+
+static void call_ours_i8(void *p)
+{
+    Case *c = p;
+    char err[256];
+    GemmView a = gemm_row_major(c->a8, (uint64_t)c->m, (uint64_t)c->k, GEMM_I8);
+    GemmView b = gemm_row_major(c->b8, (uint64_t)c->k, (uint64_t)c->n, GEMM_I8);
+    GemmView cv = gemm_row_major(c->c32, (uint64_t)c->m, (uint64_t)c->n, GEMM_I32);
+    if (gemm_i8(c->g, 1, &a, &b, 0, &cv, err, sizeof err)) {
+        fprintf(stderr, "bench-gemm: %s\n", err);
+        exit(1);
+    }
+}
+
+static void call_openblas(void *p)
+{
+    Case *c = p;
+    cblas_sgemm(101, 111, 111, (int)c->m, (int)c->n, (int)c->k, 1.0f, c->a, (int)c->k, c->b, (int)c->n, 0.0f, c->c,
+                (int)c->n);
+}
+
+static void call_blis(void *p)
+{
+    Case *c = p;
+    float one = 1.0f, zero = 0.0f;
+    bli_sgemm(0, 0, c->m, c->n, c->k, &one, c->a, c->k, 1, c->b, c->n, 1, &zero, c->c, c->n, 1);
+}
+
+static void call_dnnl(void *p)
+{
+    Case *c = p;
+    if (dnnl_primitive_execute(c->prim, c->st, 3, c->args) != dnnl_success || dnnl_stream_wait(c->st) != dnnl_success) {
+        fprintf(stderr, "bench-gemm: oneDNN execution failed\n");
+        exit(1);
+    }
+}
+
+/* oneDNN's matmul for the given types on row-major buffers; the GFLOP/s of its execution only. */
+static double bench_dnnl(Case *c, dnnl_engine_t eng, dnnl_data_type_t ta, dnnl_data_type_t tb, dnnl_data_type_t tc,
+                         void *a, void *b, void *cc)
+{
+    dnnl_memory_desc_t amd, bmd, cmd;
+    dnnl_dims_t ad = {c->m, c->k}, bd = {c->k, c->n}, cd = {c->m, c->n};
+    dnnl_matmul_desc_t md;
+    dnnl_primitive_desc_t pd;
+    dnnl_memory_t am, bm, cm;
+    if (dnnl_memory_desc_init_by_tag(&amd, 2, ad, ta, dnnl_ab) ||
+        dnnl_memory_desc_init_by_tag(&bmd, 2, bd, tb, dnnl_ab) ||
+        dnnl_memory_desc_init_by_tag(&cmd, 2, cd, tc, dnnl_ab) || dnnl_matmul_desc_init(&md, &amd, &bmd, NULL, &cmd) ||
+        dnnl_primitive_desc_create(&pd, &md, NULL, eng, NULL) || dnnl_primitive_create(&c->prim, pd) ||
+        dnnl_memory_create(&am, &amd, eng, a) || dnnl_memory_create(&bm, &bmd, eng, b) ||
+        dnnl_memory_create(&cm, &cmd, eng, cc))
+        return NAN;
+    c->args[0] = (dnnl_exec_arg_t){DNNL_ARG_SRC, am};
+    c->args[1] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, bm};
+    c->args[2] = (dnnl_exec_arg_t){DNNL_ARG_DST, cm};
+    double r = measure(call_dnnl, c, 2.0 * (double)c->m * (double)c->n * (double)c->k);
+    dnnl_primitive_destroy(c->prim);
+    dnnl_primitive_desc_destroy(pd);
+    dnnl_memory_destroy(am);
+    dnnl_memory_destroy(bm);
+    dnnl_memory_destroy(cm);
+    return r;
+}
+
+static void *xmalloc(size_t n)
+{
+    void *p = aligned_alloc(64, (n + 63) / 64 * 64);
+    if (!p) {
+        fprintf(stderr, "bench-gemm: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+int main(int argc, char **argv)
+{
+    static const int64_t shapes[][3] = {{64, 64, 64},     {128, 128, 128},  {256, 256, 256}, {512, 512, 512},
+                                        {1024, 1024, 1024}, {2048, 2048, 2048}, {1000, 1000, 1000}, {777, 777, 777},
+                                        {4096, 64, 4096}, {4096, 4096, 64}};
+    int nshapes = sizeof shapes / sizeof *shapes;
+    int max_threads = 2;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0) {
+            min_time = 0.05;
+        } else if (strcmp(argv[i], "--cpu-time") == 0) {
+            bench_clock = CLOCK_THREAD_CPUTIME_ID;
+            max_threads = 1;
+        } else {
+            fprintf(stderr, "usage: bench-gemm [--quick] [--cpu-time]\n");
+            return 2;
+        }
+    }
+    const char *pk = getenv("MAPC_PEAK");
+    if (pk)
+        peak_core = atof(pk);
+    char err[256];
+    dnnl_engine_t eng;
+    dnnl_stream_t st;
+    if (dnnl_engine_create(&eng, dnnl_cpu, 0) || dnnl_stream_create(&st, eng, dnnl_stream_default_flags)) {
+        fprintf(stderr, "bench-gemm: cannot create the oneDNN engine\n");
+        return 1;
+    }
+    printf("GEMM C = A*B, row-major, GFLOP/s (median, %s); shapes MxNxK; peak f32 %.0f GFLOP/s per core "
+           "(bf16 2x, i8 4x)\n",
+           bench_clock == CLOCK_MONOTONIC ? "wall clock" : "thread CPU time, 1 thread only", peak_core);
+    printf("%-15s %2s | %7s %8s %7s %7s %6s %5s | %7s %7s %6s %6s | %7s %7s %6s %6s\n", "shape", "T", "mapc",
+           "OpenBLAS",
+           "BLIS", "oneDNN", "ratio", "%pk", "bf16", "dnnl", "ratio", "x f32", "i8", "dnnl", "ratio", "x f32");
+    for (int threads = 1; threads <= max_threads; threads++) {
+        Gemm *g = gemm_new(&(GemmOptions){.threads = threads}, err, sizeof err);
+        if (!g || gemm_prepare(g, GEMM_F32, err, sizeof err) || gemm_prepare(g, GEMM_BF16, err, sizeof err) ||
+            gemm_prepare(g, GEMM_I8, err, sizeof err)) {
+            fprintf(stderr, "bench-gemm: %s\n", err);
+            return 1;
+        }
+        openblas_set_num_threads(threads);
+        bli_thread_set_num_threads(threads);
+        omp_set_num_threads(threads);
+        for (int s = 0; s < nshapes; s++) {
+            Case c = {.m = shapes[s][0], .n = shapes[s][1], .k = shapes[s][2], .threads = threads, .g = g, .st = st};
+            size_t ma = (size_t)(c.m * c.k), mb = (size_t)(c.k * c.n), mc = (size_t)(c.m * c.n);
+            c.a = xmalloc(ma * 4);
+            c.b = xmalloc(mb * 4);
+            c.c = xmalloc(mc * 4);
+            c.a16 = xmalloc(ma * 2);
+            c.b16 = xmalloc(mb * 2);
+            c.a8 = xmalloc(ma);
+            c.b8 = xmalloc(mb);
+            c.au8 = xmalloc(ma);
+            c.c32 = xmalloc(mc * 4);
+            srand(1);
+            for (size_t i = 0; i < ma; i++) {
+                c.a[i] = (float)rand() / RAND_MAX - 0.5f;
+                c.a16[i] = gemm_f32_to_bf16(c.a[i]);
+                c.a8[i] = (int8_t)(rand() % 255 - 127);
+                c.au8[i] = (uint8_t)(rand() % 256);
+            }
+            for (size_t i = 0; i < mb; i++) {
+                c.b[i] = (float)rand() / RAND_MAX - 0.5f;
+                c.b16[i] = gemm_f32_to_bf16(c.b[i]);
+                c.b8[i] = (int8_t)(rand() % 255 - 127);
+            }
+            memset(c.c, 0, mc * 4);
+            double flops = 2.0 * (double)c.m * (double)c.n * (double)c.k;
+            double ours = measure(call_ours_f32, &c, flops);
+            double ob = measure(call_openblas, &c, flops);
+            double bl = measure(call_blis, &c, flops);
+            double dn = bench_dnnl(&c, eng, dnnl_f32, dnnl_f32, dnnl_f32, c.a, c.b, c.c);
+            double best = ob > bl ? ob : bl;
+            best = dn > best ? dn : best;
+            double obf = measure(call_ours_bf16, &c, flops);
+            double dbf = bench_dnnl(&c, eng, dnnl_bf16, dnnl_bf16, dnnl_f32, c.a16, c.b16, c.c);
+            double oi8 = measure(call_ours_i8, &c, flops);
+            double di8 = bench_dnnl(&c, eng, dnnl_u8, dnnl_s8, dnnl_s32, c.au8, c.b8, c.c32);
+            char shape[32];
+            snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)c.m, (long long)c.n, (long long)c.k);
+            printf("%-15s %2d | %7.1f %8.1f %7.1f %7.1f %6.2f %4.0f%% "
+                   "| %7.1f %7.1f %6.2f %6.2f | %7.1f %7.1f %6.2f %6.2f\n",
+                   shape, threads, ours, ob, bl, dn, ours / best, 100 * ours / (peak_core * threads), obf, dbf,
+                   obf / dbf, obf / ours, oi8, di8, oi8 / di8, oi8 / ours);
+            fflush(stdout);
+            free(c.a);
+            free(c.b);
+            free(c.c);
+            free(c.a16);
+            free(c.b16);
+            free(c.a8);
+            free(c.b8);
+            free(c.au8);
+            free(c.c32);
+        }
+        gemm_free(g);
+    }
+    printf("ratio: mapc / best of OpenBLAS, BLIS, oneDNN (f32) or / oneDNN matmul (bf16, u8*s8); "
+           "%%pk: of %.0f GFLOP/s x threads; x f32: mapc bf16 or i8 / mapc f32\n",
+           peak_core);
+    dnnl_stream_destroy(st);
+    dnnl_engine_destroy(eng);
+    return 0;
+}

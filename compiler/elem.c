@@ -1,0 +1,27 @@
+/* elem.c — the element types of kernels and tensors: spellings and sizes from the ELEM_TYPES table. */
+#include "ast.h"
+
+#include <string.h>
+
+static const struct {
+    const char *name;
+    size_t size;
+} elem_types[ELEM_COUNT] = {
+#define X(k, s, b) [k] = {s, b},
+    ELEM_TYPES(X)
+#undef X
+};
+
+const char *elem_type_name(ElemType t) { return (unsigned)t < ELEM_COUNT ? elem_types[t].name : "?"; }
+
+size_t elem_type_size(ElemType t) { return (unsigned)t < ELEM_COUNT ? elem_types[t].size : 0; }
+
+bool elem_type_parse(const char *name, size_t len, ElemType *out)
+{
+    for (int t = 0; t < ELEM_COUNT; t++)
+        if (strlen(elem_types[t].name) == len && memcmp(elem_types[t].name, name, len) == 0) {
+            *out = (ElemType)t;
+            return true;
+        }
+    return false;
+}

@@ -1,0 +1,118 @@
+/* gemm_codegen.h — LLVM generation of GEMM code (micro/macro-kernels, packing, the loop nest) and a module JIT. */
+#ifndef MAPC_GEMM_CODEGEN_H
+#define MAPC_GEMM_CODEGEN_H
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/TargetMachine.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * The arithmetic of a micro-kernel. Every kind reads packed panels whose k axis is grouped by
+ * `g` consecutive values (the dot-product width of the instruction):
+ *   CG_GEMM_F32    f32 panels, g = 1, llvm.fma (AVX-512/AVX2) or llvm.fmuladd (portable)
+ *   CG_GEMM_BF16DP bf16 panels, g = 2, llvm.x86.avx512bf16.dpbf16ps.512 (f32 accumulators)
+ *   CG_GEMM_I8VNNI u8 A panels (a + 128) and s8 B panels, g = 4, llvm.x86.avx512.vpdpbusd.512; the
+ *                  write-back subtracts 128 * (column sums of the B block), so i8 x i8 is exact
+ *   CG_GEMM_I32    i32 panels (sign-extended i8), g = 1, vector mul + add (AVX2 / portable i8)
+ *
+ * Packed layouts (P the packed element, kcp = kc rounded up to g, panels zero-padded):
+ *   A block mc x kc: panel p (rows p*mr ..), element (i, k) at  p*mr*kcp + (k/g)*mr*g + i*g + k%g
+ *                    i.e. the mapping m![M / mr, K / g, M % mr, K % g] over [M # mr*.., K # kcp]
+ *   B block kc x nc: panel q (cols q*nr ..), element (k, j) at q*nr*kcp + (k/g)*nr*g + j*g + k%g
+ *                    i.e. m![N / nr, K / g, N % nr, K % g]
+ *
+ * The generated macro-kernel (one C function per spec):
+ *   void NAME(int64_t mc, int64_t nc, int64_t kc, const void *Ap, const void *Bp, void *C,
+ *             int64_t rs, int64_t cs, T alpha, T beta, const int32_t *colsum)
+ * T is float (F32, BF16DP) or int32_t (I8VNNI, I32). For every mr x nr micro-tile (B panels
+ * outer and A panels inner, or the reverse with a_outer) it accumulates over the whole kc in
+ * registers (mr*nv vector accumulators), then writes C(i, j) = alpha*acc + beta*C(i, j) for the
+ * tile's live cells (C is the block's (0,0), strides in elements; beta == 0 ignores C, NaN
+ * included). With cs == 1, full tiles take vector loads and stores and edge tiles masked ones
+ * (llvm.masked.load/store: nothing outside C is touched); a strided C goes through a stack tile
+ * element by element. colsum (I8VNNI only, else unused) holds the column sums of the B block (nr
+ * per panel).
+ */
+typedef enum CgGemmKind { CG_GEMM_F32, CG_GEMM_BF16DP, CG_GEMM_I8VNNI, CG_GEMM_I32 } CgGemmKind;
+
+typedef struct CgGemmSpec {
+    CgGemmKind kind;
+    int mr;         /* rows of a micro-tile */
+    int nv;         /* vectors per micro-tile row: nr = nv * vl */
+    int vl;         /* lanes per vector (accumulator element count) */
+    bool fused;     /* F32: llvm.fma (true) or llvm.fmuladd (portable) */
+    bool a_outer;   /* loop order: A micro-panels outer (true) or B micro-panels outer */
+} CgGemmSpec;
+
+/* How a source operand is converted into a packed panel (source -> packed element). */
+typedef enum CgPackConv {
+    CG_PACK_F32,      /* f32 -> f32 */
+    CG_PACK_BF16_F32, /* bf16 -> f32 */
+    CG_PACK_F16_F32,  /* f16 -> f32 */
+    CG_PACK_BF16,     /* bf16 -> bf16 (copy) */
+    CG_PACK_I8_U8,    /* i8 -> u8 as a + 128 (the VNNI unsigned operand) */
+    CG_PACK_I8,       /* i8 -> i8 (copy) */
+    CG_PACK_I8_I32,   /* i8 -> i32 */
+} CgPackConv;
+
+/* The k group of a kind (1, 2 or 4) and the packed element size in bytes. */
+int cg_gemm_kgroup(CgGemmKind kind);
+int cg_gemm_packed_size(CgGemmKind kind);
+
+/* Adds the macro-kernel `name` for spec to mod (owned by the caller, in its context). False with
+ * *err (malloc'ed) when the spec is invalid or the module does not verify. With direct_a (f32
+ * only) the kernel reads A unpacked: a row-major block with unit column stride, one more parameter
+ * `int64_t a_rs` (bytes between rows), and mc a multiple of mr (no padding rows to read); this
+ * skips packing A when B is narrow and packing would cost more than it saves. */
+bool cg_gemm_macro(LLVMModuleRef mod, const CgGemmSpec *spec, const char *name, bool direct_a, char **err);
+
+/* Adds the packing routine `name` for (conv, w, g) to mod:
+ *   void NAME(void *dst, const void *src, int64_t sr, int64_t sk, int64_t R, int64_t K)
+ * packs the R x K block whose element (r, k) is src[r*sr + k*sk] (source elements) into panels of
+ * w rows: (r, k) goes to dst[(r/w)*w*kcp + (k/g)*w*g + (r%w)*g + k%g], kcp = K rounded up to g, with
+ * converted zeros in the padding (rows up to a whole panel, k up to kcp). For A, r is M (sr = rs,
+ * sk = cs); for B, r is N (sr = cs, sk = rs). Whole panels are moved a k group at a time as one
+ * vector store (vector loads and an interleaving shuffle when sr == 1). False with *err. */
+bool cg_gemm_pack(LLVMModuleRef mod, CgPackConv conv, int w, int g, const char *name, char **err);
+
+/* The arguments of the generated loop nest (one task's share of C), read by field offsets. */
+typedef struct CgGemmBlocks {
+    int64_t m0, m1, n0, n1, k;     /* C rows [m0, m1) and columns [n0, n1); the contraction length */
+    const void *a, *b;             /* A and B at their (0, 0) */
+    int64_t a_rs, a_cs, b_rs, b_cs;/* in elements */
+    void *c;
+    int64_t c_rs, c_cs;
+    int64_t mc, kc, nc;            /* cache blocks (mc a multiple of mr, nc of nr) */
+    void *abuf, *bbuf;             /* the packed A and B blocks */
+    int32_t *colsum;               /* I8VNNI: the B block's column sums (else unused) */
+    void (*colsum_fn)(const int8_t *src, int64_t sr, int64_t sk, int64_t R, int64_t K, int w, int32_t *colsum);
+    int64_t direct;                /* nonzero: read A unpacked (needs gemm_macro_direct, f32 A with a_cs 1) */
+    float alpha_f, beta_f;         /* F32 and BF16DP kinds */
+    int32_t alpha_i, beta_i;       /* I8VNNI and I32 kinds */
+} CgGemmBlocks;
+
+/* Adds `void NAME(const CgGemmBlocks *)`, the BLIS loop nest over one task's share of C: for each
+ * nc block of columns, for each kc block of k (in order; beta on the first, 1 after), pack the B
+ * block (pack_b, plus colsum_fn for I8VNNI), then for each mc block of rows pack the A block
+ * (pack_a) and run the macro-kernel; with `direct`, whole A micro-panels go to macro_direct
+ * unpacked and only the rows past the last whole panel are packed. The macro-kernel and packing
+ * routines are the module's functions named macro, macro_direct (or NULL), pack_a and pack_b;
+ * ea and eb are the source element sizes of A and B in bytes. False with *err. */
+bool cg_gemm_blocks(LLVMModuleRef mod, const CgGemmSpec *spec, const char *name, const char *macro,
+                    const char *macro_direct, const char *pack_a, const char *pack_b, int ea, int eb, char **err);
+
+/* ---- jit_module.c: loading a raw module into its own ORC LLJIT ---- */
+
+typedef struct JitModule JitModule;
+/* Optimizes mod for tm (cg_optimize at opt_level) and loads it into a new LLJIT. Takes mod (its
+ * context must be tsc's), tm, and the caller's reference to tsc, even on failure. NULL with *err
+ * (malloc'ed) on failure. Lookups on the result are thread-safe. */
+JitModule *jit_module_new(LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level,
+                          char **err);
+/* The address of a symbol of the module (compiled on first lookup), or NULL. */
+void *jit_module_lookup(JitModule *j, const char *symbol);
+void jit_module_free(JitModule *j);
+
+#endif

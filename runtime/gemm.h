@@ -1,0 +1,115 @@
+/* gemm.h — GEMM over checked strided views (SPEC §6): C <- alpha*A*B + beta*C, JIT-compiled kernels. */
+#ifndef MAPC_GEMM_H
+#define MAPC_GEMM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Views. Element (i, j) of a view lives at data[i*rs + j*cs] (strides in elements, not bytes), as in
+ * seeds/gemmkit-matrix-views.zh.txt: row-major is (rs = cols, cs = 1), column-major (rs = 1,
+ * cs = rows), a transpose swaps the strides (and the extents), a sub-matrix keeps its parent's
+ * strides with data at its (0, 0), and a broadcast uses stride 0 (allowed for A and B, never for C).
+ * `len` is the number of elements available from `data` (the slice length).
+ *
+ * Supported types (A x B -> C): f32 x f32 -> f32, bf16 x bf16 -> f32, f16 x f16 -> f32 (through
+ * gemm_f32, alpha and beta are float) and i8 x i8 -> i32 (through gemm_i8, alpha and beta are
+ * int32; the i32 arithmetic wraps modulo 2^32, so the result is exact whenever it is representable).
+ * bf16 and f16 elements are their IEEE/bfloat bit patterns in uint16_t.
+ *
+ * The validation prelude (gemm_check, run by gemm_f32/gemm_i8 before any arithmetic) returns the
+ * first failure, checking in this order (X is A, then B, then C, the three view checks per view;
+ * values are decimal):
+ *   "unsupported element types X x Y -> Z; supported: f32 x f32 -> f32, bf16 x bf16 -> f32,
+ *    f16 x f16 -> f32, i8 x i8 -> i32"                        (one line)
+ *   "A.cols (3) != B.rows (4)"
+ *   "A.rows (5) != C.rows (6)"
+ *   "B.cols (5) != C.cols (6)"
+ *   "X view of 3x4 (strides -4,1) has negative strides or is too large to address"
+ *   "X view of 3x4 (strides 4,1) needs 12 elements but slice has 8"
+ *   "X view of 3x4 (strides 4,1) needs 12 elements but data is null"
+ *   "C view aliases itself (3x4, strides 0,1); C must address each (i,j) uniquely"
+ *   "C aliases A or B"                                          (byte ranges intersect)
+ * and the entry points add
+ *   "gemm_f32 cannot run i8 x i8 -> i32; use gemm_i8"
+ *   "gemm_i8 cannot run f32 x f32 -> f32; use gemm_f32"      (with the actual types)
+ *   "cannot compile the GEMM kernel: ..."                      (the JIT failed)
+ *   "out of memory"
+ * "Too large to address": the view's extent (highest offset + 1) in bytes does not fit in int64.
+ * The aliasing test is exact (gcd of the strides, not a sufficient condition). Views with a zero
+ * extent need no elements and address nothing. m = 0 or n = 0 is a no-op; k = 0 or alpha = 0
+ * computes C <- beta*C (beta = 0 stores zeros, even over NaN; this also holds for k > 0).
+ */
+
+typedef enum GemmType { GEMM_F32, GEMM_BF16, GEMM_F16, GEMM_I8, GEMM_I32 } GemmType;
+
+typedef struct GemmView {
+    void *data;          /* element (0, 0); only read for A and B */
+    uint64_t len;        /* elements available from data */
+    uint64_t rows, cols;
+    int64_t rs, cs;      /* row and column strides, in elements */
+    GemmType type;
+} GemmView;
+
+/* Convenience constructors (the seed's from_row_major / from_col_major / new). */
+GemmView gemm_view(void *data, uint64_t len, uint64_t rows, uint64_t cols, int64_t rs, int64_t cs, GemmType t);
+GemmView gemm_row_major(void *data, uint64_t rows, uint64_t cols, GemmType t);
+GemmView gemm_col_major(void *data, uint64_t rows, uint64_t cols, GemmType t);
+
+/* Bytes per element; the name used in messages ("f32", "bf16", "f16", "i8", "i32"). */
+size_t gemm_type_size(GemmType t);
+const char *gemm_type_name(GemmType t);
+
+/* The validation prelude: 0 if (a, b, c) is a valid triple, else -1 with the message (see above)
+ * in err[cap] (truncated to fit; err may be NULL when cap is 0). Never prints. */
+int gemm_check(const GemmView *a, const GemmView *b, const GemmView *c, char *err, size_t cap);
+
+/* Which kernel family the engine generates. AUTO picks from the host CPU at JIT time: AVX512 when
+ * the host has AVX-512F/BW/VL (bf16 dot products with avx512_bf16, see bf16_dot; i8 with AVX512-VNNI
+ * when present, else i32 multiply-adds), else AVX2 (with FMA), else PORTABLE (plain LLVM vectors;
+ * what LLVM makes of them on the host). Forcing a family the host lacks is refused by gemm_new. */
+typedef enum GemmIsa { GEMM_ISA_AUTO, GEMM_ISA_AVX512, GEMM_ISA_AVX2, GEMM_ISA_PORTABLE } GemmIsa;
+
+typedef struct GemmOptions {
+    int threads;         /* >= 1 (0: 1) */
+    GemmIsa isa;
+    int bf16_dot;        /* bf16 on AVX512: 1 the vdpbf16ps kernel, -1 widen to f32 in packing and use
+                          * the f32 kernel, 0 auto (the dot-product kernel on AMD Zen, where it runs at
+                          * twice the f32 rate; the f32 kernel on Intel, where it does not) */
+} GemmOptions;
+
+/* An engine: a thread pool and per-thread packing buffers. Calls on one engine are serialized
+ * (a mutex); use one engine per concurrent caller. The compiled kernels are shared process-wide,
+ * cached by their full signature (kernel kind, tile sizes, CPU name and features). Results are
+ * bit-identical between runs with the same thread count (static partition of C, fixed k order). */
+typedef struct Gemm Gemm;
+
+/* NULL with err set on failure: "the host CPU cannot run the avx512 kernels" (a forced ISA the
+ * host lacks), "cannot start 2 threads", "out of memory". */
+Gemm *gemm_new(const GemmOptions *opt, char *err, size_t cap);
+void gemm_free(Gemm *g);
+/* The ISA the engine uses (never AUTO) and its name ("avx512", "avx2", "portable"); whether bf16
+ * runs on the vdpbf16ps kernel. */
+GemmIsa gemm_isa(const Gemm *g);
+bool gemm_bf16_dot(const Gemm *g);
+const char *gemm_isa_name(GemmIsa isa);
+
+/* C <- alpha*A*B + beta*C for f32, bf16 or f16 inputs and f32 C. 0, or -1 with err set (C untouched). */
+int gemm_f32(Gemm *g, float alpha, const GemmView *a, const GemmView *b, float beta, const GemmView *c, char *err,
+             size_t cap);
+/* C <- alpha*A*B + beta*C for i8 inputs and i32 C (exact, wrapping modulo 2^32). */
+int gemm_i8(Gemm *g, int32_t alpha, const GemmView *a, const GemmView *b, int32_t beta, const GemmView *c, char *err,
+            size_t cap);
+
+/* Compiles (or finds in the cache) every kernel the engine may use for type t, so a later call does
+ * not pay for the JIT. 0 or -1 with err set. */
+int gemm_prepare(Gemm *g, GemmType t, char *err, size_t cap);
+
+/* bf16/f16 conversions (round to nearest even), for tests and callers. */
+uint16_t gemm_f32_to_bf16(float x);
+float gemm_bf16_to_f32(uint16_t h);
+uint16_t gemm_f32_to_f16(float x);
+float gemm_f16_to_f32(uint16_t h);
+
+#endif

@@ -1,0 +1,110 @@
+/* kernel.c — JIT-compiled relayout kernels for moves, made on first use and cached by the printed
+ * form of (element type, destination mapping, source mapping), so equal tiles share one kernel. */
+#include "rt_internal.h"
+
+#include "codegen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct RtKernel {
+    char *key;
+    JitModule *jit;     /* owned */
+    RtCopyFn fn;        /* NULL: this pair cannot be compiled (remembered, so it is not retried) */
+    struct RtKernel *next;
+};
+
+/* "elem|dst|src", malloc'ed. */
+static char *kernel_key(const Prog *p, const Map *dst, const Map *src, ElemType elem)
+{
+    size_t nd = map_format(p, dst, NULL, 0), ns = map_format(p, src, NULL, 0);
+    const char *en = elem_type_name(elem);
+    size_t ne = strlen(en);
+    char *k = malloc(ne + nd + ns + 3);
+    if (!k)
+        return NULL;
+    memcpy(k, en, ne);
+    k[ne] = '|';
+    map_format(p, dst, k + ne + 1, nd + 1);
+    k[ne + 1 + nd] = '|';
+    map_format(p, src, k + ne + nd + 2, ns + 1);
+    return k;
+}
+
+/* Compiles the copy kernel dst <- src into its own JIT; NULL with rt_error set. */
+static RtKernel *compile(RtContext *rt, const Map *dst, const Map *src, ElemType elem, char *key)
+{
+    RtKernel *k = calloc(1, sizeof *k);
+    if (!k) {
+        free(key);
+        rt_fail(rt, "out of memory");
+        return NULL;
+    }
+    k->key = key;
+    Arena scratch = {0};
+    Diags d;
+    diags_init(&d, &scratch);
+    CgOptions opt = {.prefix = "", .opt_level = 2};
+    char *err = NULL;
+    Copy c = {.name = "mapc_move", .src = src, .dst = dst, .elem = elem};
+    LLVMTargetMachineRef tm = cg_target_machine(&opt, true, &err); /* owned until jit_module_new */
+    if (!tm) {
+        rt_fail(rt, "cannot target the host: %s", err ? err : "?");
+        free(err);
+        goto out;
+    }
+    LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext(); /* our reference: to jit_module_new */
+    LLVMModuleRef mod = cg_copy_module(rt->prog, LLVMOrcThreadSafeContextGetContext(tsc), &c, &opt, &d);
+    if (!mod) {
+        rt_fail(rt, "cannot compile the move: %s", d.head ? d.head->msg : "?");
+        LLVMOrcDisposeThreadSafeContext(tsc);
+        LLVMDisposeTargetMachine(tm);
+        goto out;
+    }
+    k->jit = jit_module_new(tsc, mod, tm, opt.opt_level, &err); /* takes tsc, mod, tm */
+    if (!k->jit) {
+        rt_fail(rt, "cannot load the move: %s", err ? err : "?");
+        free(err);
+        goto out;
+    }
+    k->fn = (RtCopyFn)(uintptr_t)jit_module_lookup(k->jit, "mapc_move");
+    rt->stats.kernels_compiled++;
+    if (!k->fn)
+        rt_fail(rt, "the compiled move has no entry point");
+out:
+    arena_free(&scratch);
+    return k;
+}
+
+RtCopyFn rt_kernel(RtContext *rt, const Map *dst, const Map *src, ElemType elem)
+{
+    char *key = kernel_key(rt->prog, dst, src, elem);
+    if (!key) {
+        rt_fail(rt, "out of memory");
+        return NULL;
+    }
+    for (RtKernel *k = rt->kernels; k; k = k->next)
+        if (strcmp(k->key, key) == 0) {
+            free(key);
+            if (!k->fn)
+                rt_fail(rt, "this move could not be compiled earlier");
+            return k->fn;
+        }
+    RtKernel *k = compile(rt, dst, src, elem, key);
+    if (!k)
+        return NULL;
+    k->next = rt->kernels;
+    rt->kernels = k;
+    return k->fn;
+}
+
+void rt_kernels_free(RtKernel *k)
+{
+    while (k) {
+        RtKernel *next = k->next;
+        jit_module_free(k->jit);
+        free(k->key);
+        free(k);
+        k = next;
+    }
+}

@@ -1,0 +1,244 @@
+/* test_copy.c — relayout kernels against an interpreted copy, element by element, for every element
+ * type: live cells get the source element of the same index, pad(zero) gets 0, every other cell
+ * keeps the poison written before the call. */
+#include "codegen.h"
+#include "mapgen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const elems[] = {"f32", "f64", "bf16", "f16", "i8", "i32"};
+
+static int passed, failed;
+
+/* Checks every copy kernel of p against the interpreter; label names the program in failures. */
+static void check_prog(Prog *p, const char *label, uint64_t seed, int opt)
+{
+    CgOptions o = {.opt_level = opt};
+    Jit *j = jit_new(p, &o, &p->diags);
+    if (!j) {
+        printf("FAIL %s (seed %llu): JIT failed: %s\n", label, (unsigned long long)seed,
+               p->diags.head ? p->diags.head->msg : "?");
+        failed++;
+        return;
+    }
+    Evaluator *ev = eval_new(p);
+    int na = p->naxes;
+    for (int i = 0; i < p->ncopies; i++) {
+        const Copy *c = p->copies[i];
+        unsigned es = (unsigned)elem_type_size(c->elem);
+        uint64_t ns = c->src->size, nd = c->dst->size;
+        unsigned char *src = malloc(ns * es), *dst = malloc(nd * es);
+        uint64_t *scell = calloc(ns * (size_t)(na + 1), sizeof *scell); /* kind, coords... */
+        for (uint64_t q = 0; q < ns * es; q++)
+            src[q] = (unsigned char)(q * 131 + 7 + (q >> 8) * 17);
+        memset(dst, 0xA5, nd * es);
+        Cell cell = {.coord = calloc((size_t)na + 1, sizeof(uint64_t))};
+        for (uint64_t q = 0; q < ns; q++) {
+            eval_cell(ev, c->src, q, &cell);
+            scell[q * (na + 1)] = cell.kind;
+            memcpy(&scell[q * (na + 1) + 1], cell.coord, (size_t)na * sizeof(uint64_t));
+        }
+        void (*fn)(void *, const void *) = (void (*)(void *, const void *))jit_lookup(j, c->name);
+        fn(dst, src);
+        int bad = 0;
+        for (uint64_t pos = 0; pos < nd && !bad; pos++) {
+            eval_cell(ev, c->dst, pos, &cell);
+            unsigned char want[8];
+            memset(want, 0xA5, sizeof want);
+            if (cell.kind == CELL_PAD_ZERO)
+                memset(want, 0, sizeof want);
+            if (cell.kind == CELL_LIVE) {
+                uint64_t q = 0;
+                for (; q < ns; q++)
+                    if (scell[q * (na + 1)] == CELL_LIVE &&
+                        memcmp(&scell[q * (na + 1) + 1], cell.coord, (size_t)na * sizeof(uint64_t)) == 0)
+                        break;
+                if (q == ns) {
+                    printf("FAIL %s copy %s (seed %llu): position %llu has no source but was accepted\n", label,
+                           c->name, (unsigned long long)seed, (unsigned long long)pos);
+                    bad = 1;
+                    break;
+                }
+                memcpy(want, src + q * es, es);
+            }
+            if (memcmp(dst + pos * es, want, es) != 0) {
+                printf("FAIL %s copy %s as %s (seed %llu): destination position %llu (cell kind %d) wrong\n", label,
+                       c->name, elems[c->elem], (unsigned long long)seed, (unsigned long long)pos, (int)cell.kind);
+                bad = 1;
+            }
+        }
+        if (bad) {
+            char b1[2048], b2[2048];
+            map_format(p, c->src, b1, sizeof b1);
+            map_format(p, c->dst, b2, sizeof b2);
+            printf("  src %s\n  dst %s\n", b1, b2);
+        }
+        bad ? failed++ : passed++;
+        free(cell.coord);
+        free(src);
+        free(dst);
+        free(scell);
+    }
+    eval_free(ev);
+    jit_free(j);
+}
+
+static const char *const fixed_cases[] = {
+    ("axes![A=16, B=32];"
+    "type R = m![A, B]; type T = m![B, A]; type K = m![A / 4, B / 8, A % 4, B % 8];"
+    "type P = m![A, B #{0} 40]; type Q = m![A # 20, B #{!} 36]; type Z = m![A #{0} 17, B # 33];"
+    "copy id: R -> R as ELEM; copy tr: R -> T as ELEM; copy blk: R -> K as ELEM; copy unblk: K -> R as ELEM;"
+    "copy tblk: T -> K as ELEM; copy pad0: R -> P as ELEM; copy padtb: T -> Q as ELEM; copy unpad: P -> R as ELEM;"
+    "copy z: K -> Z as ELEM;"),
+    ("axes![M=5, N=8]; type R = m![M, N]; type C = m![[M # 6] / 2, N / 4, [M # 6] % 2, N % 4];"
+    "type O = m![M, N, M];"
+    "copy tile: R -> C as ELEM; copy untile: C -> R as ELEM; copy ovf: R -> O as ELEM;"),
+    ("axes![A=6]; type S = m![A # 8 / 4, A # 8 % 4]; type D = m![A #{0} 7, 2];"
+    "copy s: S -> D as ELEM; copy b: D -> S as ELEM;"),
+    /* overlapping digits in the source: no fast inverse, a compile-time table of positions */
+    ("axes![A=4, B=3]; type V = m![A, A % 2, B]; type W = m![B, A #{0} 5];"
+    "copy v: V -> W as ELEM;"),
+};
+
+/* Replaces every "ELEM" in text by elem. */
+static char *with_elem(const char *text, const char *elem)
+{
+    size_t n = strlen(text) + 1;
+    char *out = malloc(n * 2);
+    char *o = out;
+    for (const char *s = text; *s;)
+        if (strncmp(s, "ELEM", 4) == 0) {
+            o += sprintf(o, "%s", elem);
+            s += 4;
+        } else {
+            *o++ = *s++;
+        }
+    *o = 0;
+    return out;
+}
+
+/* Large tensors (4 MiB and more take the streaming-store variant when the destination is
+ * aligned, the ordinary one otherwise): checked against closed formulas, aligned and not. */
+static void check_large(void)
+{
+    static const char text[] = "axes![A = 1024, B = 1024];\n"
+                               "type R = m![A, B]; type T = m![B, A]; type K = m![A / 16, B / 16, A % 16, B % 16];\n"
+                               "type P = m![A, B #{0} 1040];\n"
+                               "copy tr: R -> T as f32; copy blk: R -> K as f32; copy padr: R -> P as f32;\n"
+                               "copy tr16: R -> T as bf16;\n";
+    Prog *p = prog_new();
+    CgOptions o = {.opt_level = 2};
+    Jit *j = prog_parse(p, "<large>", text, strlen(text)) ? NULL : jit_new(p, &o, &p->diags);
+    if (!j) {
+        printf("FAIL large: does not compile\n");
+        failed++;
+        prog_free(p);
+        return;
+    }
+    enum { N = 1024 };
+    uint32_t *src = aligned_alloc(64, N * N * 4), *buf = aligned_alloc(64, N * 1040 * 4 + 64);
+    for (uint32_t i = 0; i < N * N; i++)
+        src[i] = i * 2654435761u;
+    const char *names[] = {"tr", "blk", "padr"};
+    for (int k = 0; k < 3; k++)
+        for (int shift = 0; shift < 2; shift++) { /* shift 1: a destination that is not 64-byte aligned */
+            uint32_t *dst = buf + shift;
+            memset(buf, 0xA5, N * 1040 * 4 + 64);
+            ((void (*)(void *, const void *))jit_lookup(j, names[k]))(dst, src);
+            int bad = 0;
+            for (uint32_t a = 0; a < N; a++)
+                for (uint32_t b = 0; b < N; b++) {
+                    size_t at = k == 0 ? b * N + a
+                                : k == 1 ? ((a / 16) * (N / 16) + b / 16) * 256 + (a % 16) * 16 + b % 16
+                                         : a * 1040 + b;
+                    bad += dst[at] != src[a * N + b];
+                }
+            if (k == 2)
+                for (uint32_t a = 0; a < N; a++)
+                    for (uint32_t b = N; b < 1040; b++)
+                        bad += dst[a * 1040 + b] != 0;
+            if (bad)
+                printf("FAIL large copy %s (destination offset %d): %d elements wrong\n", names[k], shift, bad);
+            bad ? failed++ : passed++;
+        }
+    uint16_t *s16 = (uint16_t *)src, *d16 = (uint16_t *)buf;
+    ((void (*)(void *, const void *))jit_lookup(j, "tr16"))(d16, s16);
+    int bad = 0;
+    for (uint32_t a = 0; a < N; a++)
+        for (uint32_t b = 0; b < N; b++)
+            bad += d16[b * N + a] != s16[a * N + b];
+    if (bad)
+        printf("FAIL large copy tr16: %d elements wrong\n", bad);
+    bad ? failed++ : passed++;
+    free(src);
+    free(buf);
+    jit_free(j);
+    prog_free(p);
+}
+
+int main(int argc, char **argv)
+{
+    check_large();
+    uint64_t nprog = argc > 1 ? strtoull(argv[1], NULL, 10) : 40;
+    for (size_t i = 0; i < sizeof fixed_cases / sizeof *fixed_cases; i++)
+        for (int e = 0; e < 6; e++) {
+            char *t = with_elem(fixed_cases[i], elems[e]);
+            Prog *p = prog_new();
+            if (prog_parse(p, "<case>", t, strlen(t))) {
+                printf("FAIL case %zu: %s\n", i, p->diags.head->msg);
+                failed++;
+            } else {
+                check_prog(p, "case", i, e % 3 ? 2 : 0);
+            }
+            prog_free(p);
+            free(t);
+        }
+    int accepted = 0, rejected = 0;
+    for (uint64_t seed = 1; seed <= nprog; seed++) {
+        MapGen g;
+        MapGenOpts go = {.max_size = 256};
+        mapgen_init(&g, seed * 1000003, &go);
+        char *base = mapgen_program(&g);
+        size_t cap = strlen(base) + 1;
+        char *all = malloc(cap);
+        strcpy(all, base);
+        int ncopy = 0;
+        for (int x = 0; x < 12; x++) {
+            char *e = mapgen_expr(&g, 0, NULL);
+            for (int dir = 0; dir < 2; dir++) {
+                char stmt[4096];
+                snprintf(stmt, sizeof stmt, "copy k%d_%d: %s -> %s as %s;\n", x, dir, dir ? e : "E", dir ? "E" : e,
+                         elems[(x + dir + seed) % 6]);
+                size_t len = strlen(all);
+                char *trial = malloc(len + strlen(stmt) + 1);
+                memcpy(trial, all, len);
+                strcpy(trial + len, stmt);
+                Prog *p = prog_new();
+                if (prog_parse(p, "<gen>", trial, strlen(trial)) == 0) {
+                    free(all);
+                    all = trial;
+                    ncopy++;
+                    accepted++;
+                } else {
+                    free(trial);
+                    rejected++;
+                }
+                prog_free(p);
+            }
+            free(e);
+        }
+        if (ncopy) {
+            Prog *p = prog_new();
+            prog_parse(p, "<gen>", all, strlen(all));
+            check_prog(p, "generated", seed, seed % 4 == 0 ? 2 : 0);
+            prog_free(p);
+        }
+        free(all);
+        free(base);
+    }
+    printf("generated copies: %d accepted, %d rejected by the source check\n", accepted, rejected);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}

@@ -1,0 +1,541 @@
+/* test_gemm.c — the strided-view GEMM against a double-precision reference: every type, layout, ISA path,
+ * 1 and 2 threads, edge shapes, the validation messages word for word, and run-to-run bit identity. */
+#include "codegen.h"
+#include "gemm.h"
+#include "gemm_codegen.h"
+#include "gemm_internal.h"
+
+#include <llvm-c/Orc.h>
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int passed, failed;
+static uint64_t seed = 0x6d617063u;
+
+#define CHECK(cond, ...)                                                          \
+    do {                                                                          \
+        if (cond) {                                                               \
+            passed++;                                                             \
+        } else {                                                                  \
+            failed++;                                                             \
+            fprintf(stderr, "FAIL %s:%d (seed %llu): ", __FILE__, __LINE__,      \
+                    (unsigned long long)seed);                                    \
+            fprintf(stderr, __VA_ARGS__);                                         \
+            fputc('\n', stderr);                                                  \
+        }                                                                         \
+    } while (0)
+
+static uint64_t rng_state;
+static uint64_t rng(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+static uint64_t below(uint64_t n) { return rng() % n; }
+static float unit(void) { return (float)((double)(rng() >> 11) / 9007199254740992.0 * 2.0 - 1.0); }
+
+/* ---- validation messages ---- */
+
+static void expect_msg(const GemmView *a, const GemmView *b, const GemmView *c, const char *want)
+{
+    char err[512] = "";
+    int r = gemm_check(a, b, c, err, sizeof err);
+    if (want)
+        CHECK(r == -1 && strcmp(err, want) == 0, "want \"%s\", got %d \"%s\"", want, r, err);
+    else
+        CHECK(r == 0, "want success, got \"%s\"", err);
+}
+
+static void test_messages(Gemm *g)
+{
+    static float buf[1024];
+    static int8_t ib[256];
+    static int32_t ic[256];
+    GemmView a = gemm_row_major(buf, 3, 3, GEMM_F32), b = gemm_row_major(buf + 100, 4, 5, GEMM_F32);
+    GemmView c = gemm_row_major(buf + 200, 3, 5, GEMM_F32);
+    expect_msg(&a, &b, &c, "A.cols (3) != B.rows (4)");
+    a = gemm_row_major(buf, 5, 4, GEMM_F32);
+    c = gemm_row_major(buf + 200, 6, 5, GEMM_F32);
+    expect_msg(&a, &b, &c, "A.rows (5) != C.rows (6)");
+    a = gemm_row_major(buf, 6, 4, GEMM_F32);
+    c = gemm_row_major(buf + 200, 6, 6, GEMM_F32);
+    expect_msg(&a, &b, &c, "B.cols (5) != C.cols (6)");
+    c = gemm_row_major(buf + 200, 6, 5, GEMM_F32);
+    expect_msg(&a, &b, &c, NULL);
+    GemmView a34 = gemm_view(buf, 8, 3, 4, 4, 1, GEMM_F32), b45 = gemm_row_major(buf + 100, 4, 5, GEMM_F32);
+    GemmView c35 = gemm_row_major(buf + 200, 3, 5, GEMM_F32);
+    expect_msg(&a34, &b45, &c35, "A view of 3x4 (strides 4,1) needs 12 elements but slice has 8");
+    a34.len = 12;
+    expect_msg(&a34, &b45, &c35, NULL);
+    a34.rs = -4;
+    expect_msg(&a34, &b45, &c35, "A view of 3x4 (strides -4,1) has negative strides or is too large to address");
+    a34.rs = 4;
+    b45.cs = INT64_MAX / 2;
+    b45.len = UINT64_MAX;
+    expect_msg(&a34, &b45, &c35,
+               "B view of 4x5 (strides 5,4611686018427387903) has negative strides or is too large to address");
+    b45 = gemm_row_major(buf + 100, 4, 5, GEMM_F32);
+    b45.len = 19;
+    expect_msg(&a34, &b45, &c35, "B view of 4x5 (strides 5,1) needs 20 elements but slice has 19");
+    b45.len = 20;
+    c35.len = 3;
+    expect_msg(&a34, &b45, &c35, "C view of 3x5 (strides 5,1) needs 15 elements but slice has 3");
+    c35 = gemm_view(NULL, 15, 3, 5, 5, 1, GEMM_F32);
+    expect_msg(&a34, &b45, &c35, "C view of 3x5 (strides 5,1) needs 15 elements but data is null");
+    /* C aliasing itself: zero strides, colliding strides; exact (2,3 on 3x2 is injective) */
+    c35 = gemm_view(buf + 200, 15, 3, 5, 0, 1, GEMM_F32);
+    expect_msg(&a34, &b45, &c35, "C view aliases itself (3x5, strides 0,1); C must address each (i,j) uniquely");
+    c35 = gemm_view(buf + 200, 100, 3, 5, 2, 1, GEMM_F32);
+    expect_msg(&a34, &b45, &c35, "C view aliases itself (3x5, strides 2,1); C must address each (i,j) uniquely");
+    c35 = gemm_view(buf + 200, 100, 3, 5, 1, 3, GEMM_F32);
+    expect_msg(&a34, &b45, &c35, NULL); /* i + 3j on 3x5 is injective */
+    c35 = gemm_view(buf + 200, 100, 3, 5, 5, 0, GEMM_F32);
+    expect_msg(&a34, &b45, &c35, "C view aliases itself (3x5, strides 5,0); C must address each (i,j) uniquely");
+    GemmView a32 = gemm_row_major(buf, 3, 2, GEMM_F32), b22 = gemm_row_major(buf + 100, 2, 2, GEMM_F32);
+    GemmView c32 = gemm_view(buf + 200, 100, 3, 2, 2, 3, GEMM_F32); /* {0,2,4,3,5,7}: injective */
+    expect_msg(&a32, &b22, &c32, NULL);
+    c32 = gemm_view(buf + 200, 100, 3, 2, 3, 2, GEMM_F32); /* {0,3,6,2,5,8}: injective */
+    expect_msg(&a32, &b22, &c32, NULL);
+    c32 = gemm_view(buf + 200, 100, 3, 2, 2, 4, GEMM_F32); /* (2,0) and (0,1) collide */
+    expect_msg(&a32, &b22, &c32, "C view aliases itself (3x2, strides 2,4); C must address each (i,j) uniquely");
+    c32 = gemm_view(buf + 200, 100, 3, 1, 0, 0, GEMM_F32); /* one column, rows collide */
+    a32 = gemm_row_major(buf, 3, 2, GEMM_F32);
+    GemmView b21 = gemm_row_major(buf + 100, 2, 1, GEMM_F32);
+    expect_msg(&a32, &b21, &c32, "C view aliases itself (3x1, strides 0,0); C must address each (i,j) uniquely");
+    GemmView c11 = gemm_view(buf + 200, 1, 1, 1, 0, 0, GEMM_F32), a11 = gemm_view(buf, 1, 1, 1, 0, 0, GEMM_F32);
+    GemmView b11 = gemm_view(buf + 1, 1, 1, 1, 0, 0, GEMM_F32);
+    expect_msg(&a11, &b11, &c11, NULL);
+    /* broadcast A and B are fine */
+    GemmView abc = gemm_view(buf, 4, 3, 4, 0, 1, GEMM_F32), bbc = gemm_view(buf + 100, 5, 4, 5, 0, 1, GEMM_F32);
+    c35 = gemm_row_major(buf + 200, 3, 5, GEMM_F32);
+    expect_msg(&abc, &bbc, &c35, NULL);
+    /* C overlapping A or B, by bytes */
+    a34 = gemm_row_major(buf, 3, 4, GEMM_F32);
+    c35 = gemm_row_major(buf + 11, 3, 5, GEMM_F32);
+    expect_msg(&a34, &b45, &c35, "C aliases A or B");
+    c35 = gemm_row_major(buf + 12, 3, 5, GEMM_F32);
+    expect_msg(&a34, &b45, &c35, NULL);
+    c35 = gemm_row_major(buf + 100 + 19, 3, 5, GEMM_F32);
+    expect_msg(&a34, &b45, &c35, "C aliases A or B");
+    /* mixed element sizes: i8 inputs right before an i32 output */
+    GemmView ai = gemm_row_major(ib, 2, 3, GEMM_I8), bi = gemm_row_major(ib + 6, 3, 2, GEMM_I8);
+    GemmView ci = gemm_row_major((char *)ib + 12, 2, 2, GEMM_I32);
+    expect_msg(&ai, &bi, &ci, NULL);
+    ci = gemm_row_major((char *)ib + 11, 2, 2, GEMM_I32);
+    expect_msg(&ai, &bi, &ci, "C aliases A or B");
+    ci = gemm_row_major(ic, 2, 2, GEMM_I32);
+    GemmView cf = gemm_row_major(ic, 2, 2, GEMM_F32);
+    expect_msg(&ai, &bi, &cf,
+               "unsupported element types i8 x i8 -> f32; supported: f32 x f32 -> f32, bf16 x bf16 -> f32, "
+               "f16 x f16 -> f32, i8 x i8 -> i32");
+    GemmView bbf = gemm_row_major(ib + 6, 3, 2, GEMM_BF16);
+    expect_msg(&ai, &bbf, &ci,
+               "unsupported element types i8 x bf16 -> i32; supported: f32 x f32 -> f32, bf16 x bf16 -> f32, "
+               "f16 x f16 -> f32, i8 x i8 -> i32");
+    /* zero extents: any slice, even empty, is in bounds */
+    GemmView a0 = gemm_view(NULL, 0, 0, 7, 7, 1, GEMM_F32), b0 = gemm_view(buf, 1000, 7, 3, 3, 1, GEMM_F32);
+    GemmView c0 = gemm_view(NULL, 0, 0, 3, 0, 0, GEMM_F32);
+    expect_msg(&a0, &b0, &c0, NULL);
+    /* the entry points */
+    char err[256] = "";
+    CHECK(gemm_f32(g, 1, &ai, &bi, 0, &ci, err, sizeof err) == -1 &&
+              strcmp(err, "gemm_f32 cannot run i8 x i8 -> i32; use gemm_i8") == 0,
+          "got \"%s\"", err);
+    a34 = gemm_row_major(buf, 3, 4, GEMM_F32);
+    b45 = gemm_row_major(buf + 100, 4, 5, GEMM_F32);
+    c35 = gemm_row_major(buf + 200, 3, 5, GEMM_F32);
+    CHECK(gemm_i8(g, 1, &a34, &b45, 0, &c35, err, sizeof err) == -1 &&
+              strcmp(err, "gemm_i8 cannot run f32 x f32 -> f32; use gemm_f32") == 0,
+          "got \"%s\"", err);
+    /* a failed prelude leaves C untouched */
+    for (int i = 0; i < 15; i++)
+        buf[200 + i] = 7.0f;
+    a34.len = 11;
+    CHECK(gemm_f32(g, 1, &a34, &b45, 0, &c35, err, sizeof err) == -1 && buf[200] == 7.0f && buf[214] == 7.0f,
+          "C modified after a failed check: %s", err);
+}
+
+/* ---- bf16 / f16 conversions ---- */
+
+static void test_conversions(void)
+{
+    int bad = 0;
+    for (uint32_t h = 0; h < 65536; h++) {
+        uint16_t x = (uint16_t)h;
+        bool nan16 = (x & 0x7c00) == 0x7c00 && (x & 0x3ff), nanb = (x & 0x7f80) == 0x7f80 && (x & 0x7f);
+        if (!nan16 && gemm_f32_to_f16(gemm_f16_to_f32(x)) != x)
+            bad++;
+        if (!nanb && gemm_f32_to_bf16(gemm_bf16_to_f32(x)) != x)
+            bad++;
+    }
+    CHECK(bad == 0, "%d 16-bit patterns do not round-trip", bad);
+    /* rounding to nearest even, subnormals, overflow */
+    CHECK(gemm_f32_to_f16(ldexpf(1.0f, -24)) == 0x0001, "2^-24 -> %04x", gemm_f32_to_f16(ldexpf(1.0f, -24)));
+    CHECK(gemm_f32_to_f16(ldexpf(1.0f, -25)) == 0x0000, "2^-25 ties to even");
+    CHECK(gemm_f32_to_f16(ldexpf(3.0f, -26)) == 0x0001, "1.5 * 2^-25 rounds up");
+    CHECK(gemm_f32_to_f16(ldexpf(3.0f, -25)) == 0x0002, "1.5 * 2^-24 ties to even (2)");
+    CHECK(gemm_f32_to_f16(65504.0f) == 0x7bff && gemm_f32_to_f16(65520.0f) == 0x7c00, "f16 max / overflow");
+    CHECK(gemm_f32_to_f16(1.0f + ldexpf(1.0f, -11)) == 0x3c00, "1 + 2^-11 ties to even");
+    CHECK(gemm_f32_to_bf16(1.0f + ldexpf(1.0f, -8)) == 0x3f80, "bf16 1 + 2^-8 ties to even");
+    CHECK(gemm_f32_to_bf16(1.0f + ldexpf(3.0f, -9)) == 0x3f81, "bf16 1 + 3*2^-9 rounds up");
+    CHECK(gemm_f16_to_f32(0x0001) == ldexpf(1.0f, -24) && gemm_f16_to_f32(0x8400) == -ldexpf(1.0f, -14),
+          "f16 subnormal / negative normal");
+}
+
+/* ---- the JIT packing routines against the reference packer ---- */
+
+static void test_packing(void)
+{
+    static const int ws[] = {4, 6, 12, 16, 32};
+    enum { NW = sizeof ws / sizeof *ws, NCONV = CG_PACK_I8_I32 + 1 };
+    char *msg = NULL;
+    LLVMTargetMachineRef tm = cg_target_machine(&(CgOptions){.opt_level = 2}, true, &msg); /* to the JIT */
+    CHECK(tm != NULL, "target machine: %s", msg ? msg : "?");
+    if (!tm)
+        return;
+    LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext(); /* to the JIT */
+    LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("packs", LLVMOrcThreadSafeContextGetContext(tsc));
+    char name[64];
+    bool ok = true;
+    for (int c = 0; c < NCONV && ok; c++)
+        for (int wi = 0; wi < NW && ok; wi++)
+            for (int g = 1; g <= 4 && ok; g *= 2) {
+                snprintf(name, sizeof name, "pack_%d_%d_%d", c, ws[wi], g);
+                ok = cg_gemm_pack(mod, (CgPackConv)c, ws[wi], g, name, &msg);
+            }
+    CHECK(ok, "cg_gemm_pack: %s", msg ? msg : "?");
+    free(msg);
+    msg = NULL;
+    JitModule *jm = ok ? jit_module_new(tsc, mod, tm, 2, &msg) : NULL;
+    if (!ok) {
+        LLVMDisposeModule(mod);
+        LLVMOrcDisposeThreadSafeContext(tsc);
+        LLVMDisposeTargetMachine(tm);
+    }
+    CHECK(jm != NULL || !ok, "jit_module_new: %s", msg ? msg : "?");
+    free(msg);
+    if (!jm)
+        return;
+    int bad = 0, runs = 0;
+    for (int c = 0; c < NCONV; c++)
+        for (int wi = 0; wi < NW; wi++)
+            for (int g = 1; g <= 4; g *= 2) {
+                snprintf(name, sizeof name, "pack_%d_%d_%d", c, ws[wi], g);
+                GemmPackFn fn = (GemmPackFn)jit_module_lookup(jm, name);
+                CHECK(fn != NULL, "lookup %s", name);
+                if (!fn)
+                    continue;
+                int w = ws[wi];
+                size_t ss = c == CG_PACK_F32 ? 4 : c >= CG_PACK_I8_U8 ? 1 : 2;
+                size_t ds = c <= CG_PACK_F16_F32 || c == CG_PACK_I8_I32 ? 4 : c == CG_PACK_BF16 ? 2 : 1;
+                for (int t = 0; t < 6; t++) {
+                    int64_t R = 1 + (int64_t)below(3 * (uint64_t)w), K = 1 + (int64_t)below(40);
+                    int64_t sr = below(2) ? 1 : (int64_t)(K + below(3)), sk = sr == 1 ? (int64_t)(R + below(3)) : 1;
+                    if (below(3) == 0) { /* general strides, broadcast included */
+                        sr = (int64_t)below(5);
+                        sk = (int64_t)(R * 5 + below(3));
+                    }
+                    size_t n = (size_t)((R - 1) * sr + (K - 1) * sk + 1);
+                    unsigned char *src = malloc(n * ss);
+                    for (size_t i = 0; i < n; i++) {
+                        if (ss == 4) {
+                            float x = unit() * 100;
+                            memcpy(src + 4 * i, &x, 4);
+                        } else if (ss == 2) {
+                            uint16_t h = (uint16_t)rng();
+                            if (c == CG_PACK_F16_F32 && ((h >> 10) & 0x1f) == 0x1f)
+                                h &= 0xbfff; /* no NaN or infinity: fpext quiets signaling NaNs */
+                            memcpy(src + 2 * i, &h, 2);
+                        } else {
+                            src[i] = (unsigned char)rng();
+                        }
+                    }
+                    int64_t kcp = (K + g - 1) / g * g, np = (R + w - 1) / w;
+                    size_t out = (size_t)(np * w * kcp) * ds;
+                    unsigned char *want = malloc(out), *got = malloc(out);
+                    memset(want, 0xa5, out);
+                    memset(got, 0x5a, out);
+                    gemm_pack((CgPackConv)c, want, src, sr, sk, R, K, w, g, NULL);
+                    fn(got, src, sr, sk, R, K);
+                    runs++;
+                    if (memcmp(want, got, out) != 0) {
+                        if (bad++ < 5)
+                            fprintf(stderr, "pack conv %d w %d g %d R %lld K %lld sr %lld sk %lld differs\n", c, w, g,
+                                    (long long)R, (long long)K, (long long)sr, (long long)sk);
+                    }
+                    free(src);
+                    free(want);
+                    free(got);
+                }
+            }
+    CHECK(bad == 0, "%d of %d JIT packings differ from the reference", bad, runs);
+    jit_module_free(jm);
+}
+
+/* ---- numeric cases ---- */
+
+typedef struct Opnd {
+    void *base;      /* allocation */
+    GemmView v;
+} Opnd;
+
+/* A random layout for an r x c operand: 0 row-major, 1 column-major, 2 sub-matrix of a larger parent
+ * (row- or column-major), 3 broadcast (a zero stride; inputs only), 4 strided (cs or rs of 2+). */
+static Opnd make(uint64_t r, uint64_t c, GemmType t, bool input, int *kind_out)
+{
+    int kind = (int)below(input ? 5 : 5);
+    if (!input && kind == 3)
+        kind = 2;
+    size_t es = gemm_type_size(t);
+    int64_t rs, cs, off = 0;
+    uint64_t len;
+    switch (kind) {
+    case 0: rs = (int64_t)c; cs = 1; break;
+    case 1: rs = 1; cs = (int64_t)r; break;
+    case 2: {
+        uint64_t pr = r + below(4), pc = c + below(4);
+        if (below(2)) {
+            rs = (int64_t)pc; cs = 1;
+            off = (int64_t)((pr - r) * pc + (pc - c));
+        } else {
+            rs = 1; cs = (int64_t)pr;
+            off = (int64_t)((pc - c) * pr + (pr - r));
+        }
+        break;
+    }
+    case 3:
+        if (below(2)) { rs = 0; cs = 1; } else { rs = (int64_t)c; cs = 0; }
+        break;
+    default:
+        if (below(2)) { rs = (int64_t)c * 2 + 1; cs = 2; } else { rs = 3; cs = (int64_t)r * 3 + 1; }
+        break;
+    }
+    uint64_t ext = r && c ? (r - 1) * (uint64_t)rs + (c - 1) * (uint64_t)cs + 1 : 0;
+    len = ext + (uint64_t)off;
+    Opnd o;
+    o.base = malloc(len * es + 64);
+    /* fill the whole allocation: stray reads of padding see garbage-free but random data */
+    for (uint64_t i = 0; i < len; i++) {
+        char *p = (char *)o.base + i * es;
+        switch (t) {
+        case GEMM_F32: { float x = unit(); memcpy(p, &x, 4); break; }
+        case GEMM_BF16: { uint16_t h = gemm_f32_to_bf16(unit()); memcpy(p, &h, 2); break; }
+        case GEMM_F16: { uint16_t h = gemm_f32_to_f16(unit()); memcpy(p, &h, 2); break; }
+        case GEMM_I8: { int8_t x = (int8_t)(int)(below(256) - 128); memcpy(p, &x, 1); break; }
+        case GEMM_I32: { int32_t x = (int32_t)below(2001) - 1000; memcpy(p, &x, 4); break; }
+        }
+    }
+    o.v = gemm_view((char *)o.base + (size_t)off * es, ext, r, c, rs, cs, t);
+    *kind_out = kind;
+    return o;
+}
+
+static double elem(const GemmView *v, uint64_t i, uint64_t j)
+{
+    size_t off = (size_t)(i * (uint64_t)v->rs + j * (uint64_t)v->cs);
+    switch (v->type) {
+    case GEMM_F32: return ((const float *)v->data)[off];
+    case GEMM_BF16: return gemm_bf16_to_f32(((const uint16_t *)v->data)[off]);
+    case GEMM_F16: return gemm_f16_to_f32(((const uint16_t *)v->data)[off]);
+    case GEMM_I8: return ((const int8_t *)v->data)[off];
+    case GEMM_I32: return ((const int32_t *)v->data)[off];
+    }
+    return 0;
+}
+
+static const uint64_t dims[] = {0,  1,  2,  3,  5,  7,  11,  12,  13,  16,  17, 31,
+                                32, 33, 47, 61, 64, 97, 127, 191, 193, 257, 300};
+
+static uint64_t pick_dim(uint64_t cap)
+{
+    for (;;) {
+        uint64_t d = dims[below(sizeof dims / sizeof *dims)];
+        if (d <= cap)
+            return d;
+    }
+}
+
+/* One random case: checks against the reference and that a second run is bit-identical. */
+static void one_case(Gemm *g, Gemm *g2, GemmType t, int threads)
+{
+    uint64_t m = pick_dim(300), n = pick_dim(300), k = pick_dim(below(8) == 0 ? 600 : 300);
+    if (below(6) == 0)
+        k = 1024 + below(200); /* more than one k block for every type */
+    if (m * n * k > 6000000)
+        m = 1 + m / 8;
+    GemmType ct = t == GEMM_I8 ? GEMM_I32 : GEMM_F32;
+    int ka, kb, kcv;
+    Opnd A = make(m, k, t, true, &ka), B = make(k, n, t, true, &kb), C = make(m, n, ct, false, &kcv);
+    int bsel = (int)below(4);
+    float af = below(8) == 0 ? 0.0f : unit() * 2, bf = bsel == 0 ? 0.0f : bsel == 1 ? 1.0f : unit();
+    int32_t ai = below(8) == 0 ? 0 : (int32_t)below(7) - 3, bi = bsel == 0 ? 0 : (int32_t)below(5) - 2;
+    size_t cbytes = C.v.len * 4;
+    void *c0 = malloc(cbytes + 1);
+    if (bf == 0.0f && ct == GEMM_F32) /* beta = 0 overwrites NaN */
+        for (uint64_t i = 0; i < C.v.len; i++)
+            if (below(3) == 0)
+                ((float *)C.v.data)[i] = NAN;
+    memcpy(c0, C.v.data, cbytes);
+    char err[256] = "";
+    int r = t == GEMM_I8 ? gemm_i8(g, ai, &A.v, &B.v, bi, &C.v, err, sizeof err)
+                         : gemm_f32(g, af, &A.v, &B.v, bf, &C.v, err, sizeof err);
+    char what[160];
+    snprintf(what, sizeof what, "%s %s%s %dT m=%llu n=%llu k=%llu layouts %d,%d,%d alpha %g/%d beta %g/%d",
+             gemm_type_name(t), gemm_isa_name(gemm_isa(g)), gemm_bf16_dot(g) ? "+bf16dot" : "", threads,
+             (unsigned long long)m, (unsigned long long)n, (unsigned long long)k, ka, kb, kcv, af, ai, bf, bi);
+    CHECK(r == 0, "%s: %s", what, err);
+    /* the reference; bound |err| <= (k + 4) * 2^-23 * (|alpha| sum |a||b| + |beta c|) for float results */
+    GemmView c0v = C.v;
+    c0v.data = c0;
+    int bad = 0;
+    double worst = 0;
+    for (uint64_t i = 0; i < m && r == 0; i++)
+        for (uint64_t j = 0; j < n; j++) {
+            double s = 0, mag = 0;
+            int64_t si = 0;
+            for (uint64_t q = 0; q < k; q++) {
+                double x = elem(&A.v, i, q), y = elem(&B.v, q, j);
+                s += x * y;
+                mag += fabs(x * y);
+                si += (int64_t)x * (int64_t)y;
+            }
+            double got = elem(&C.v, i, j), old = elem(&c0v, i, j);
+            if (t == GEMM_I8) {
+                int64_t want = (int64_t)ai * si + (bi ? (int64_t)bi * (int64_t)old : 0);
+                if ((int32_t)(uint32_t)(uint64_t)want != (int32_t)got)
+                    bad++;
+            } else {
+                double want = (double)af * s + (bf != 0.0f ? (double)bf * old : 0.0);
+                double scale = fabs(af) * mag + (bf != 0.0f ? fabs(bf * old) : 0.0);
+                double bound = (double)(k + 4) * ldexp(1.0, -23) * scale + 1e-30;
+                double e = fabs(got - want);
+                if (!(e <= bound))
+                    bad++;
+                if (e / bound > worst)
+                    worst = e / bound;
+            }
+        }
+    CHECK(bad == 0, "%s: %d wrong elements (worst error/bound %.3g)", what, bad, worst);
+    /* bit identity: run again from the same C with the same thread count (another engine too) */
+    void *c1 = malloc(cbytes + 1);
+    memcpy(c1, C.v.data, cbytes);
+    memcpy(C.v.data, c0, cbytes);
+    Gemm *again = below(2) ? g : g2;
+    r = t == GEMM_I8 ? gemm_i8(again, ai, &A.v, &B.v, bi, &C.v, err, sizeof err)
+                     : gemm_f32(again, af, &A.v, &B.v, bf, &C.v, err, sizeof err);
+    CHECK(r == 0 && memcmp(c1, C.v.data, cbytes) == 0, "%s: second run differs", what);
+    free(c0);
+    free(c1);
+    free(A.base);
+    free(B.base);
+    free(C.base);
+}
+
+/* ---- two callers at once: engines of their own, one shared kernel cache ---- */
+
+typedef struct Racer {
+    GemmIsa isa;
+    GemmType t;
+    const void *a, *b;
+    float *c;
+    int status;
+    char err[256];
+} Racer;
+
+enum { RM = 67, RN = 45, RK = 300 };
+
+static void *race(void *arg)
+{
+    Racer *r = arg;
+    Gemm *g = gemm_new(&(GemmOptions){.threads = 1, .isa = r->isa}, r->err, sizeof r->err);
+    if (!g) {
+        r->status = -1;
+        return NULL;
+    }
+    GemmView a = gemm_row_major((void *)r->a, RM, RK, r->t), b = gemm_col_major((void *)r->b, RK, RN, r->t);
+    GemmView c = gemm_row_major(r->c, RM, RN, GEMM_F32);
+    r->status = 0;
+    for (int i = 0; i < 3 && r->status == 0; i++)
+        r->status = gemm_f32(g, 1.0f, &a, &b, 0.0f, &c, r->err, sizeof r->err);
+    gemm_free(g);
+    return NULL;
+}
+
+/* Two threads compile (the first call of a signature) and run the same GEMM at once; the results
+ * must agree bit for bit. Runs before anything else compiled these signatures. */
+static void test_concurrent(void)
+{
+    static uint16_t a[RM * RK], b[RK * RN];
+    static float c[2][RM * RN];
+    for (int i = 0; i < RM * RK; i++)
+        a[i] = gemm_f32_to_f16(unit());
+    for (int i = 0; i < RK * RN; i++)
+        b[i] = gemm_f32_to_f16(unit());
+    GemmIsa isas[2] = {GEMM_ISA_PORTABLE, GEMM_ISA_AVX2};
+    for (int ii = 0; ii < 2; ii++) {
+        Racer r[2];
+        pthread_t th[2];
+        for (int t = 0; t < 2; t++) {
+            r[t] = (Racer){.isa = isas[ii], .t = GEMM_F16, .a = a, .b = b, .c = c[t]};
+            if (pthread_create(&th[t], NULL, race, &r[t]) != 0)
+                r[t].status = -2;
+        }
+        for (int t = 0; t < 2; t++)
+            if (r[t].status != -2)
+                pthread_join(th[t], NULL);
+        if (r[0].status == -1 && strstr(r[0].err, "cannot run")) /* the ISA is not on this host */
+            continue;
+        CHECK(r[0].status == 0 && r[1].status == 0, "concurrent %s: %s / %s", gemm_isa_name(isas[ii]), r[0].err,
+              r[1].err);
+        CHECK(memcmp(c[0], c[1], sizeof c[0]) == 0, "concurrent %s: the two results differ", gemm_isa_name(isas[ii]));
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        seed = strtoull(argv[1], NULL, 0);
+    int cases = argc > 2 ? atoi(argv[2]) : 12;
+    rng_state = seed;
+    char err[256];
+    Gemm *g1 = gemm_new(&(GemmOptions){.threads = 1}, err, sizeof err);
+    CHECK(g1 != NULL, "gemm_new: %s", err);
+    if (!g1) {
+        printf("%d passed, %d failed\n", passed, failed);
+        return 1;
+    }
+    test_concurrent();
+    test_messages(g1);
+    test_conversions();
+    test_packing();
+    /* every kernel family; on AVX-512 both bf16 kernels (the dot product and the widening one) */
+    GemmIsa isas[4] = {GEMM_ISA_AVX512, GEMM_ISA_AVX512, GEMM_ISA_AVX2, GEMM_ISA_PORTABLE};
+    int dots[4] = {1, -1, 0, 0};
+    GemmType types[4] = {GEMM_F32, GEMM_BF16, GEMM_F16, GEMM_I8};
+    for (int ii = 0; ii < 4; ii++)
+        for (int threads = 1; threads <= 2; threads++) {
+            GemmOptions o = {.threads = threads, .isa = isas[ii], .bf16_dot = dots[ii]};
+            Gemm *g = gemm_new(&o, err, sizeof err);
+            Gemm *h = gemm_new(&o, err, sizeof err);
+            if (!g || !h) {
+                printf("skip %s: %s\n", gemm_isa_name(isas[ii]), err);
+                gemm_free(g);
+                gemm_free(h);
+                continue;
+            }
+            for (int ti = 0; ti < 4; ti++)
+                for (int c = 0; c < (ii == 0 ? cases * 2 : cases); c++)
+                    one_case(g, h, types[ti], threads);
+            gemm_free(g);
+            gemm_free(h);
+        }
+    gemm_free(g1);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
