@@ -188,10 +188,10 @@ mapc_status mapc_eval(mapc_program *p, const char *name, uint64_t pos, int *kind
     if (s != MAPC_OK)
         return s;
     int na = p->prog->naxes;
-    Evaluator *ev = eval_new(p->prog); /* per call: concurrent evaluations do not share state */
+    Evaluator *ev = eqv_evaluator_new(p->prog); /* per call: concurrent evaluations do not share state */
     Cell c = {.coord = calloc((size_t)na + 1, sizeof(uint64_t))};
     if (!ev || !c.coord) {
-        eval_free(ev);
+        eqv_evaluator_free(ev);
         free(c.coord);
         return MAPC_ERR_NOMEM;
     }
@@ -203,7 +203,7 @@ mapc_status mapc_eval(mapc_program *p, const char *name, uint64_t pos, int *kind
             coords[a] = (int64_t)c.coord[a];
     }
     free(c.coord);
-    eval_free(ev);
+    eqv_evaluator_free(ev);
     return s;
 }
 

@@ -1,4 +1,5 @@
 /* cmd_eval.c — the commands that read a program and interpret it: check, eval, table. */
+#include "algebra.h"
 #include "driver.h"
 
 #include <stdlib.h>
@@ -40,7 +41,7 @@ int cmd_eval(int argc, char **argv)
         prog_free(p);
         return EXIT_INPUT;
     }
-    Evaluator *ev = eval_new(p);
+    Evaluator *ev = eqv_evaluator_new(p);
     Cell c = {.coord = calloc((size_t)p->naxes + 1, sizeof(uint64_t))};
     int status = EXIT_OK;
     for (int i = 2; i < argc; i++) {
@@ -56,7 +57,7 @@ int cmd_eval(int argc, char **argv)
         free(s);
     }
     free(c.coord);
-    eval_free(ev);
+    eqv_evaluator_free(ev);
     prog_free(p);
     return status;
 }
@@ -88,7 +89,7 @@ int cmd_table(int argc, char **argv)
     bool pair = m->kind == MAP_PAIR;
     uint64_t cols = pair ? m->r->size : (m->size < 16 ? m->size : 16);
     uint64_t rows = (m->size + cols - 1) / cols;
-    Evaluator *ev = eval_new(p);
+    Evaluator *ev = eqv_evaluator_new(p);
     Cell c = {.coord = calloc((size_t)p->naxes + 1, sizeof(uint64_t))};
     char **cells = calloc(m->size, sizeof *cells);
     size_t width = 1;
@@ -141,7 +142,7 @@ int cmd_table(int argc, char **argv)
         free(cells[i]);
     free(cells);
     free(c.coord);
-    eval_free(ev);
+    eqv_evaluator_free(ev);
     prog_free(p);
     return status;
 }

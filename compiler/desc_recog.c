@@ -19,10 +19,10 @@ static int compare(const Prog *p, const Map *a, const Map *b, EqvResult *r)
         eqv_decide(q, a, b, r);
     eqv_free(q);
     if (r->verdict == EQV_UNKNOWN) {
-        Evaluator *ev = eval_new(p);
+        Evaluator *ev = eqv_evaluator_new(p);
         if (!ev || eqv_exhaustive(ev, a, b, MAPC_EXHAUSTIVE_BUDGET, r) != EVAL_OK)
             r->verdict = EQV_UNKNOWN;
-        eval_free(ev);
+        eqv_evaluator_free(ev);
     }
     return r->verdict == EQV_EQUIVALENT ? 1 : r->verdict == EQV_UNKNOWN ? -1 : 0;
 }
@@ -124,7 +124,7 @@ static const char *scan(Rec *r, uint64_t *unit)
                             U(nidx));
     uint64_t *first = malloc((size_t)nidx * sizeof *first);
     Cell c = {.coord = calloc((size_t)p->naxes + 1, sizeof(uint64_t))};
-    Evaluator *ev = eval_new(p);
+    Evaluator *ev = eqv_evaluator_new(p);
     if (!first || !c.coord || !ev)
         abort();
     for (uint64_t k = 0; k < nidx; k++)
@@ -177,7 +177,7 @@ static const char *scan(Rec *r, uint64_t *unit)
     }
     free(first);
     free(c.coord);
-    eval_free(ev);
+    eqv_evaluator_free(ev);
     return why;
 }
 

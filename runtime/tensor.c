@@ -1,4 +1,5 @@
 /* tensor.c — the runtime context and tensors: creation under the capacities of SPEC §5, and buffers. */
+#include "algebra.h"
 #include "rt_internal.h"
 
 #include <stdio.h>
@@ -30,7 +31,7 @@ RtContext *rt_new(Prog *prog, const RtConfig *cfg)
     if (rt->threads < 1)
         rt->threads = 1;
     rt->pool = rt_pool_new(rt->threads);
-    rt->ev = eval_new(prog);
+    rt->ev = eqv_evaluator_new(prog);
     if (!rt->pool || !rt->ev) {
         rt_free(rt);
         return NULL;
@@ -43,7 +44,7 @@ void rt_free(RtContext *rt)
     if (!rt)
         return;
     rt_pool_free(rt->pool);
-    eval_free(rt->ev);
+    eqv_evaluator_free(rt->ev);
     rt_plans_free(rt->plans);
     rt_kernels_free(rt->kernels);
     free(rt);

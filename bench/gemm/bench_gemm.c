@@ -40,9 +40,12 @@ static int cmp_double(const void *a, const void *b)
 
 typedef void (*CallFn)(void *ctx);
 
-/* The median GFLOP/s of repeated calls (one warm-up, at least 3 and at most 300 timed calls). */
+/* The median GFLOP/s of repeated calls (one warm-up, at least 3 and at most 300 timed calls).
+ * It first sleeps 0.1 s: the previous library's idle threads (OpenBLAS, OpenMP) spin for a while
+ * after their last call and would steal one of the cores. */
 static double measure(CallFn f, void *ctx, double flops)
 {
+    nanosleep(&(struct timespec){.tv_nsec = 100000000}, NULL);
     double t0 = now();
     f(ctx);
     double first = now() - t0;
