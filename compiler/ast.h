@@ -146,6 +146,10 @@ const Map *map_make_op(Arena *a, MapKind kind, PadKind pad, const Map *l, uint64
  * of every axis dst mentions tile that axis exactly. false means "not proved", not "missing". */
 bool sema_copy_covered(const Prog *p, const Map *src, const Map *dst);
 
+/* The digit a chain of / and % denotes (SPEC §3 root): returns its base (a symbol, or a mapping
+ * whose top operator is neither / nor %) and stores its stride; a non-chain is its own base, stride 1. */
+const Map *map_digit_root(const Map *e, uint64_t *stride);
+
 /* Creates an empty program; free with prog_free. */
 Prog *prog_new(void);
 void prog_free(Prog *p);

@@ -110,3 +110,15 @@ const Map *map_make_op(Arena *a, MapKind kind, PadKind pad, const Map *l, uint64
     }
     return m;
 }
+
+const Map *map_digit_root(const Map *e, uint64_t *stride)
+{
+    uint64_t s = 1;
+    while (e->kind == MAP_STRIDE || e->kind == MAP_MOD) {
+        if (e->kind == MAP_STRIDE)
+            s *= e->n; /* cannot overflow: s·n divides |base| */
+        e = e->l;
+    }
+    *stride = s;
+    return e;
+}

@@ -310,13 +310,8 @@ static const Map *refine(Cg *cg, const Map *m, const CgPlan *spl)
     case MAP_SYM:
     case MAP_STRIDE:
     case MAP_MOD: {
-        uint64_t s = 1;
-        const Map *x = m;
-        while (x->kind == MAP_STRIDE || x->kind == MAP_MOD) {
-            if (x->kind == MAP_STRIDE)
-                s *= x->n;
-            x = x->l;
-        }
+        uint64_t s;
+        const Map *x = map_digit_root(m, &s);
         if (x->kind != MAP_SYM)
             return m;
         uint64_t cut[64];

@@ -47,13 +47,8 @@ static void collect(Builder *b, const Map *m, uint64_t w, int pad)
     case MAP_SYM:
     case MAP_STRIDE:
     case MAP_MOD: {
-        uint64_t s = 1;
-        const Map *x = m;
-        while (x->kind == MAP_STRIDE || x->kind == MAP_MOD) {
-            if (x->kind == MAP_STRIDE)
-                s *= x->n;
-            x = x->l;
-        }
+        uint64_t s;
+        const Map *x = map_digit_root(m, &s);
         if (pl->nterms == b->cap_t) {
             b->cap_t = b->cap_t ? 2 * b->cap_t : 8;
             CgTerm *t = arena_alloc(&b->cg->arena, (size_t)b->cap_t * sizeof *t);

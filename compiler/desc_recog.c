@@ -236,13 +236,8 @@ static bool resolve(const Map *x, uint64_t sigma, uint64_t c, int *axis, uint64_
  * padded up to whole tiles, or of such a base re-padded by a nested tile, see resolve). */
 static bool leaf(Rec *r, const Map *m, int block, uint64_t w, Leaf *v, int *n)
 {
-    uint64_t stride = 1;
-    const Map *x = m;
-    while (x->kind == MAP_STRIDE || x->kind == MAP_MOD) {
-        if (x->kind == MAP_STRIDE)
-            stride *= x->n;
-        x = x->l;
-    }
+    uint64_t stride;
+    const Map *x = map_digit_root(m, &stride);
     int axis;
     uint64_t astride;
     if (*n == MAX_LEAVES || !resolve(x, stride, m->size, &axis, &astride))

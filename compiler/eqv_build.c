@@ -67,18 +67,6 @@ static isl_pw_aff *pw_const(Eqv *q, isl_set *s, uint64_t k)
 
 /* ---- structural evaluation ---- */
 
-static const Map *digit_root(const Map *e, uint64_t *stride)
-{
-    uint64_t s = 1;
-    while (e->kind == MAP_STRIDE || e->kind == MAP_MOD) {
-        if (e->kind == MAP_STRIDE)
-            s *= e->n;
-        e = e->l;
-    }
-    *stride = s;
-    return e;
-}
-
 static void push(Items *it, Item x, int max_items)
 {
     if (it->n >= max_items) {
@@ -111,7 +99,7 @@ static void walk(Eqv *q, const Map *e, isl_aff *x, isl_set *pres, int id, Items 
     case MAP_STRIDE:
     case MAP_MOD: {
         uint64_t s;
-        const Map *root = digit_root(e, &s);
+        const Map *root = map_digit_root(e, &s);
         push(it, (Item){.base = root, .stride = s, .count = e->size, .value = x, .pres = pres, .pres_id = id},
              q->max_items);
         return;
@@ -230,6 +218,13 @@ static bool has_pad(const Map *e)
     return e && (e->kind == MAP_PAD || has_pad(e->l) || has_pad(e->r));
 }
 static isl_set *cmp_const(Eqv *q, isl_pw_aff *f, uint64_t k, bool eq);
+
+/* Where term t is met with a non-zero value: where it places its composite base's padding. */
+static isl_set *active(Eqv *q, const Item *t)
+{
+    isl_pw_aff *v = isl_pw_aff_intersect_domain(isl_pw_aff_from_aff(isl_aff_copy(t->value)), isl_set_copy(t->pres));
+    return isl_set_subtract(isl_set_copy(t->pres), cmp_const(q, v, 0, true));
+}
 
 /* Σ value·(stride if scaled) over the terms idx[0..k), each extended by 0 outside its presence;
  * values met under the same presence are added as affine functions first (fewer pieces). */
@@ -407,8 +402,9 @@ Fn eqv_build(Eqv *q, const Map *e)
         }
     }
 
-    /* step 3: the most major padding wins (a padding item at its place, a composite at its
-     * base's place: the first term of its class that is present) */
+    /* step 3: the most major padding wins (a padding item at its place, a composite at the
+     * first term of its class that is present with a non-zero value, as the interpreter places
+     * it: see eval.c) */
     isl_set *rest = isl_set_copy(dom);
     for (int i = 0; i < it.n && !failed; i++) {
         const Item *t = &it.v[i];
@@ -422,10 +418,10 @@ Fn eqv_build(Eqv *q, const Map *e)
             continue;
         if (!has_pad(it.v[t->cls].base)) /* its cells are never padding */
             continue;
-        isl_set *here = isl_set_intersect(isl_set_copy(rest), isl_set_copy(t->pres));
+        isl_set *here = isl_set_intersect(isl_set_copy(rest), active(q, t));
         for (int k = t->cls; k < i; k++)
             if (!it.v[k].is_pad && it.v[k].cls == t->cls)
-                here = isl_set_subtract(here, isl_set_copy(it.v[k].pres));
+                here = isl_set_subtract(here, active(q, &it.v[k]));
         for (int kind = CELL_PAD_TOP; kind <= CELL_PAD_BOTTOM; kind++) {
             isl_set *pk = cmp_const(q, isl_pw_aff_copy(dec[t->cls].o[0]), (uint64_t)kind, true);
             isl_set *s = isl_set_intersect(isl_set_copy(here), pk);

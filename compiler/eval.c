@@ -82,19 +82,6 @@ static void push(Items *it, Item x)
     it->v[it->n++] = x;
 }
 
-/* The digit a chain of / and % denotes: its base and stride (SPEC §3 root). */
-static const Map *digit_root(const Map *e, uint64_t *stride)
-{
-    uint64_t s = 1;
-    while (e->kind == MAP_STRIDE || e->kind == MAP_MOD) {
-        if (e->kind == MAP_STRIDE)
-            s *= e->n; /* cannot overflow: s·n divides |base| */
-        e = e->l;
-    }
-    *stride = s;
-    return e;
-}
-
 /* ev(E, p) of SPEC §3, appended to it; requires p < |E|. */
 static void structural(const Map *e, uint64_t p, Items *it)
 {
@@ -107,7 +94,7 @@ static void structural(const Map *e, uint64_t p, Items *it)
     case MAP_STRIDE:
     case MAP_MOD: {
         uint64_t s;
-        const Map *x = digit_root(e, &s);
+        const Map *x = map_digit_root(e, &s);
         push(it, (Item){.base = x, .stride = s, .count = e->size, .value = p});
         return;
     }

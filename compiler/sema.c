@@ -359,13 +359,8 @@ static bool copy_digits(const Map *m, CopyDigit *d, int *n, int cap)
     case MAP_SYM:
     case MAP_STRIDE:
     case MAP_MOD: {
-        uint64_t s = 1;
-        const Map *x = m;
-        while (x->kind == MAP_STRIDE || x->kind == MAP_MOD) {
-            if (x->kind == MAP_STRIDE)
-                s *= x->n;
-            x = x->l;
-        }
+        uint64_t s;
+        const Map *x = map_digit_root(m, &s);
         if (x->kind != MAP_SYM || *n == cap)
             return false;
         d[(*n)++] = (CopyDigit){x->axis, s, m->size};

@@ -15,16 +15,8 @@ typedef struct Digit {
 static bool as_digit(const Map *e, Digit *d)
 {
     d->count = e->size;
-    d->stride = 1;
-    if (e->kind != MAP_SYM && e->kind != MAP_STRIDE && e->kind != MAP_MOD)
-        return false;
-    while (e->kind == MAP_STRIDE || e->kind == MAP_MOD) {
-        if (e->kind == MAP_STRIDE)
-            d->stride *= e->n;
-        e = e->l;
-    }
-    d->base = e;
-    return true;
+    d->base = map_digit_root(e, &d->stride);
+    return e->kind == MAP_SYM || e->kind == MAP_STRIDE || e->kind == MAP_MOD;
 }
 
 typedef struct Tiling {

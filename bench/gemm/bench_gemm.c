@@ -235,13 +235,13 @@ int main(int argc, char **argv)
             c.c32 = xmalloc(mc * 4);
             srand(1);
             for (size_t i = 0; i < ma; i++) {
-                c.a[i] = (float)rand() / RAND_MAX - 0.5f;
+                c.a[i] = (float)rand() / (float)RAND_MAX - 0.5f;
                 c.a16[i] = gemm_f32_to_bf16(c.a[i]);
                 c.a8[i] = (int8_t)(rand() % 255 - 127);
                 c.au8[i] = (uint8_t)(rand() % 256);
             }
             for (size_t i = 0; i < mb; i++) {
-                c.b[i] = (float)rand() / RAND_MAX - 0.5f;
+                c.b[i] = (float)rand() / (float)RAND_MAX - 0.5f;
                 c.b16[i] = gemm_f32_to_bf16(c.b[i]);
                 c.b8[i] = (int8_t)(rand() % 255 - 127);
             }
