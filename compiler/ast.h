@@ -150,6 +150,10 @@ bool sema_copy_covered(const Prog *p, const Map *src, const Map *dst);
  * whose top operator is neither / nor %) and stores its stride; a non-chain is its own base, stride 1. */
 const Map *map_digit_root(const Map *e, uint64_t *stride);
 
+/* Marks in used[] (one entry per axis) every axis m mentions, through composite bases too: the
+ * only coordinates its cells can make non-zero. */
+void map_mark_axes(const Map *m, bool *used);
+
 /* Creates an empty program; free with prog_free. */
 Prog *prog_new(void);
 void prog_free(Prog *p);

@@ -24,6 +24,16 @@ char *arena_vprintf(Arena *a, const char *fmt, va_list ap);
 /* Frees every chunk; the arena may be reused afterwards. */
 void arena_free(Arena *a);
 
+/* ---- Text into a caller's buffer, snprintf-style (n counts what the whole text needs) ---- */
+
+typedef struct Text {
+    char *buf;
+    size_t size, n;
+} Text;
+
+/* Appends to t, truncating at t->size but counting every byte in t->n. */
+void text_printf(Text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* ---- Sources and positions ---- */
 
 typedef struct Source {

@@ -122,3 +122,13 @@ const Map *map_digit_root(const Map *e, uint64_t *stride)
     *stride = s;
     return e;
 }
+
+void map_mark_axes(const Map *m, bool *used)
+{
+    if (!m)
+        return;
+    if (m->kind == MAP_SYM)
+        used[m->axis] = true;
+    map_mark_axes(m->l, used);
+    map_mark_axes(m->r, used);
+}

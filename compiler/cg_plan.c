@@ -138,16 +138,6 @@ static void digit_facts(Cg *cg, CgPlan *pl)
     pl->tiled = pl->tiled && pl->exact;
 }
 
-static void mention(const Map *m, bool *used)
-{
-    if (!m)
-        return;
-    if (m->kind == MAP_SYM)
-        used[m->axis] = true;
-    mention(m->l, used);
-    mention(m->r, used);
-}
-
 /* Whether the positions of m (as walked by ev) include a broadcast of more than one value. */
 static bool has_bcast(const Map *m)
 {
@@ -170,7 +160,7 @@ static void invert_facts(Cg *cg, CgPlan *pl)
     pl->invertible = true;
     for (int k = 0; k < pl->ncls; k++) {
         pl->cls_axes[k] = arena_alloc(&cg->arena, (size_t)na + 1);
-        mention(pl->cls[k].base, pl->cls_axes[k]);
+        map_mark_axes(pl->cls[k].base, pl->cls_axes[k]);
         for (int j = 0; j < k; j++)
             for (int a = 0; a < na; a++)
                 if (pl->cls_axes[k][a] && pl->cls_axes[j][a])

@@ -33,14 +33,10 @@ int cmd_eval(int argc, char **argv)
         if (!parse_pos(argv[i], &pos))
             return usage_error("position '%s' is not a decimal 64-bit number", argv[i]);
     }
-    Prog *p = load(argv[0], is_source);
-    if (!p)
+    Prog *p;
+    const Map *m;
+    if (load_named(argv[0], is_source, argv[1], &p, &m) != EXIT_OK)
         return EXIT_INPUT;
-    const Map *m = resolve(p, argv[1]);
-    if (!m) {
-        prog_free(p);
-        return EXIT_INPUT;
-    }
     Evaluator *ev = eqv_evaluator_new(p);
     Cell c = {.coord = calloc((size_t)p->naxes + 1, sizeof(uint64_t))};
     int status = EXIT_OK;
@@ -72,14 +68,10 @@ int cmd_table(int argc, char **argv)
     }
     if (argc != 2)
         return usage_error("table needs FILE and NAME%s", "");
-    Prog *p = load(argv[0], false);
-    if (!p)
+    Prog *p;
+    const Map *m;
+    if (load_named(argv[0], false, argv[1], &p, &m) != EXIT_OK)
         return EXIT_INPUT;
-    const Map *m = resolve(p, argv[1]);
-    if (!m) {
-        prog_free(p);
-        return EXIT_INPUT;
-    }
     if (m->size > max_cells) {
         fprintf(stderr, "mapc: the mapping has %llu cells, more than --max-cells %llu\n", (unsigned long long)m->size,
                 (unsigned long long)max_cells);
@@ -106,9 +98,7 @@ int cmd_table(int argc, char **argv)
             width = w;
     }
     if (status == EXIT_OK) {
-        size_t text = map_format(p, m, NULL, 0);
-        char *name = malloc(text + 1);
-        map_format(p, m, name, text + 1);
+        char *name = fmt_map(p, m);
         if (pair)
             printf("%s: %llu rows (major part) x %llu columns (minor part); position = %llu*row + column\n", name,
                    (unsigned long long)rows, (unsigned long long)cols, (unsigned long long)cols);

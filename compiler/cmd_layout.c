@@ -9,15 +9,7 @@ static int load_one(int argc, char **argv, const char *cmd, Prog **p, const Map 
 {
     if (argc != 2)
         return usage_error("%s needs FILE and NAME", cmd);
-    *p = load(argv[0], false);
-    if (!*p)
-        return EXIT_INPUT;
-    *m = resolve(*p, argv[1]);
-    if (!*m) {
-        prog_free(*p);
-        return EXIT_INPUT;
-    }
-    return EXIT_OK;
+    return load_named(argv[0], false, argv[1], p, m);
 }
 
 int cmd_lower(int argc, char **argv)
@@ -27,11 +19,7 @@ int cmd_lower(int argc, char **argv)
     int st = load_one(argc, argv, "lower", &p, &m);
     if (st != EXIT_OK)
         return st;
-    size_t n = map_format(p, m, NULL, 0);
-    char *s = malloc(n + 1);
-    if (!s)
-        abort();
-    map_format(p, m, s, n + 1);
+    char *s = fmt_map(p, m);
     printf("%s\n", s);
     free(s);
     prog_free(p);

@@ -1,4 +1,4 @@
-/* diag.c — collecting diagnostics and rendering them as FILE:LINE:COL with the line and a caret. */
+/* diag.c — text into caller buffers, and diagnostics rendered as FILE:LINE:COL with the line and a caret. */
 #include "base.h"
 
 #include <stdio.h>
@@ -30,32 +30,24 @@ void diag_error(Diags *d, Loc loc, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Appends to buf as snprintf would, tracking the full length in *n. */
-static void put(char *buf, size_t size, size_t *n, const char *s, size_t len)
+void text_printf(Text *t, const char *fmt, ...)
 {
-    if (*n < size) {
-        size_t room = size - *n - 1;
-        memcpy(buf + *n, s, len < room ? len : room);
-        buf[*n + (len < room ? len : room)] = 0;
-    }
-    *n += len;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(t->n < t->size ? t->buf + t->n : NULL, t->n < t->size ? t->size - t->n : 0, fmt, ap);
+    va_end(ap);
+    t->n += w > 0 ? (size_t)w : 0;
 }
 
 size_t diag_format(const Diag *d, char *buf, size_t size)
 {
-    size_t n = 0;
-    char head[64];
+    Text t = {buf, size, 0};
     const Source *src = d->loc.src;
-    const char *name = src ? src->name : "<input>";
     if (size)
         buf[0] = 0;
-    put(buf, size, &n, name, strlen(name));
-    int hl = snprintf(head, sizeof head, ":%u:%u: error: ", d->loc.line, d->loc.col);
-    put(buf, size, &n, head, (size_t)hl);
-    put(buf, size, &n, d->msg, strlen(d->msg));
-    put(buf, size, &n, "\n", 1);
+    text_printf(&t, "%s:%u:%u: error: %s\n", src ? src->name : "<input>", d->loc.line, d->loc.col, d->msg);
     if (!src || d->loc.line == 0)
-        return n;
+        return t.n;
     /* find the line */
     const char *p = src->text, *end = src->text + src->len;
     for (uint32_t l = 1; l < d->loc.line && p < end; p++)
@@ -69,11 +61,11 @@ size_t diag_format(const Diag *d, char *buf, size_t size)
     /* the source line, with NULs and control bytes shown as '?' so the terminal stays sane */
     for (const char *q = p; q < e; q++) {
         char c = (*q == '\t' || (unsigned char)*q >= 0x20) && *q != 0x7f ? *q : '?';
-        put(buf, size, &n, &c, 1);
+        text_printf(&t, "%c", c);
     }
-    put(buf, size, &n, "\n", 1);
+    text_printf(&t, "\n");
     for (uint32_t c = 1; c < d->loc.col && p + c - 1 < e; c++)
-        put(buf, size, &n, p[c - 1] == '\t' ? "\t" : " ", 1);
-    put(buf, size, &n, "^\n", 2);
-    return n;
+        text_printf(&t, "%c", p[c - 1] == '\t' ? '\t' : ' ');
+    text_printf(&t, "^\n");
+    return t.n;
 }

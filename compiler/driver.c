@@ -120,3 +120,26 @@ char *fmt_cell(const Prog *p, const Cell *c)
     return s;
 }
 
+int load_named(const char *arg, bool is_source, const char *name, Prog **p, const Map **m)
+{
+    *p = load(arg, is_source);
+    if (!*p)
+        return EXIT_INPUT;
+    *m = resolve(*p, name);
+    if (!*m) {
+        prog_free(*p);
+        *p = NULL;
+        return EXIT_INPUT;
+    }
+    return EXIT_OK;
+}
+
+char *fmt_map(const Prog *p, const Map *m)
+{
+    size_t n = map_format(p, m, NULL, 0);
+    char *s = malloc(n + 1);
+    if (!s)
+        abort(); /* the driver's answer to an exhausted heap */
+    map_format(p, m, s, n + 1);
+    return s;
+}

@@ -19,6 +19,11 @@ void print_diags(const Prog *p, const Diag *from);
 Prog *load(const char *arg, bool is_source);
 /* Resolves a NAME argument (a type name or an inline m![...]); NULL after printing why. */
 const Map *resolve(Prog *p, const char *name);
+/* load + resolve: on success *p owns the program and *m is NAME in it (EXIT_OK); otherwise the
+ * diagnostics are printed, nothing is left to free, and EXIT_INPUT is returned. */
+int load_named(const char *arg, bool is_source, const char *name, Prog **p, const Map **m);
+/* The printed form of a mapping as m![...], malloc'ed. */
+char *fmt_map(const Prog *p, const Map *m);
 /* Parses a decimal 64-bit number; false if malformed or too large. */
 bool parse_pos(const char *s, uint64_t *out);
 /* The printed form of a cell, malloc'ed. */

@@ -201,17 +201,6 @@ static void fn_add_piece(Eqv *q, Fn f, isl_set *s, int k, isl_pw_aff **coords)
 }
 
 
-/* Marks the axes e mentions (its bases included): the only coordinates it can make non-zero. */
-static void mark_axes(const Map *e, bool *used)
-{
-    if (!e)
-        return;
-    if (e->kind == MAP_SYM)
-        used[e->axis] = true;
-    mark_axes(e->l, used);
-    mark_axes(e->r, used);
-}
-
 /* Whether e contains a padding (its bases included); without one, no cell of e is padding. */
 static bool has_pad(const Map *e)
 {
@@ -384,7 +373,7 @@ Fn eqv_build(Eqv *q, const Map *e)
         }
         /* decode: the kind, and the coordinates of the axes x mentions (the others stay 0) */
         memset(used, 0, (size_t)n * sizeof *used);
-        mark_axes(x, used);
+        map_mark_axes(x, used);
         isl_pw_multi_aff *cm = isl_pw_multi_aff_from_pw_aff(c);
         dec[j] = fn_alloc(q);
         for (int i = 0; i <= n; i++)

@@ -383,17 +383,6 @@ static bool copy_digits(const Map *m, CopyDigit *d, int *n, int cap)
     return false;
 }
 
-/* Marks every axis a mapping mentions (through composite bases too). */
-static void copy_axes_used(const Map *m, bool *used)
-{
-    if (!m)
-        return;
-    if (m->kind == MAP_SYM)
-        used[m->axis] = true;
-    copy_axes_used(m->l, used);
-    copy_axes_used(m->r, used);
-}
-
 /* Static proof that every live cell of dst has a source position: for every axis dst mentions,
  * src's digits of it chain from stride 1 (strides 1, m1, m1·m2, ...) far enough to hold every
  * coordinate dst can hold: the whole axis, or, when dst is made of digits of axes only, one more
@@ -410,7 +399,7 @@ bool sema_copy_covered(const Prog *p, const Map *src, const Map *dst)
     bool *used = calloc((size_t)p->naxes + 1, sizeof *used);
     if (!used)
         abort();
-    copy_axes_used(dst, used);
+    map_mark_axes(dst, used);
     bool ok = true;
     for (int a = 0; a < p->naxes && ok; a++) {
         if (!used[a] || p->axes[a].size == 1)

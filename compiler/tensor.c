@@ -31,17 +31,6 @@ const char *mem_kind_dim(MemKind mem, int i)
     return (unsigned)mem <= MEM_DM && i >= 0 && i < mem_kind_maps(mem) ? dims[mem][i] : "?";
 }
 
-/* Marks the axes m refers to (through composite bases too). */
-static void mark(const Map *m, bool *used)
-{
-    if (m->kind == MAP_SYM)
-        used[m->axis] = true;
-    if (m->l)
-        mark(m->l, used);
-    if (m->r)
-        mark(m->r, used);
-}
-
 bool tensor_check(const Prog *p, MemKind mem, ElemType elem, const Map *const *maps, const TensorLimits *lim,
                   char *why, size_t size)
 {
@@ -50,7 +39,7 @@ bool tensor_check(const Prog *p, MemKind mem, ElemType elem, const Map *const *m
     bool track = p->naxes <= 256;
     for (int i = 0; i < n && track; i++) {
         memset(mine, 0, sizeof mine);
-        mark(maps[i], mine);
+        map_mark_axes(maps[i], mine);
         for (int a = 0; a < p->naxes; a++) {
             if (mine[a] && seen[a]) {
                 snprintf(why, size, "the %s mapping uses axis %s, which another mapping of the tensor already uses",

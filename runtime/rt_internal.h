@@ -89,7 +89,5 @@ struct RtTensor {
 
 /* Sets rt's error message (printf-style) and returns -1. */
 int rt_fail(RtContext *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Marks in used[] (naxes entries) the axes a mapping refers to, through composite bases too. */
-void rt_mark_axes(const Map *m, bool *used);
 
 #endif

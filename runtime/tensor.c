@@ -54,16 +54,6 @@ const char *rt_error(const RtContext *rt) { return rt->error; }
 
 int rt_threads(const RtContext *rt) { return rt->threads; }
 
-void rt_mark_axes(const Map *m, bool *used)
-{
-    if (m->kind == MAP_SYM)
-        used[m->axis] = true;
-    if (m->l)
-        rt_mark_axes(m->l, used);
-    if (m->r)
-        rt_mark_axes(m->r, used);
-}
-
 RtTensor *rt_tensor_new(RtContext *rt, MemKind mem, ElemType elem, const Map *const *maps, int nmaps)
 {
     if ((unsigned)mem > MEM_DM || (unsigned)elem >= ELEM_COUNT || !maps || nmaps != mem_kind_maps(mem)) {
@@ -149,7 +139,7 @@ int rt_tensor_axes(const RtTensor *t, int *axes)
     bool *used = calloc((size_t)naxes + 1, sizeof *used);
     if (!used)
         return 0;
-    rt_mark_axes(t->flat, used);
+    map_mark_axes(t->flat, used);
     for (int a = 0; a < naxes; a++)
         if (used[a])
             axes[n++] = a;

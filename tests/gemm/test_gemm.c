@@ -1,5 +1,6 @@
 /* test_gemm.c — the strided-view GEMM against a double-precision reference: every type, layout, ISA path,
  * 1 and 2 threads, edge shapes, the validation messages word for word, and run-to-run bit identity. */
+#include "check.h"
 #include "codegen.h"
 #include "gemm.h"
 #include "gemm_codegen.h"
@@ -13,31 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int passed, failed;
-static uint64_t seed = 0x6d617063u;
-
-#define CHECK(cond, ...)                                                          \
-    do {                                                                          \
-        if (cond) {                                                               \
-            passed++;                                                             \
-        } else {                                                                  \
-            failed++;                                                             \
-            fprintf(stderr, "FAIL %s:%d (seed %llu): ", __FILE__, __LINE__,      \
-                    (unsigned long long)seed);                                    \
-            fprintf(stderr, __VA_ARGS__);                                         \
-            fputc('\n', stderr);                                                  \
-        }                                                                         \
-    } while (0)
-
-static uint64_t rng_state;
-static uint64_t rng(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-static uint64_t below(uint64_t n) { return rng() % n; }
 static float unit(void) { return (float)((double)(rng() >> 11) / 9007199254740992.0 * 2.0 - 1.0); }
 
 /* ---- validation messages ---- */
@@ -499,16 +475,14 @@ static void test_concurrent(void)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1)
-        seed = strtoull(argv[1], NULL, 0);
+    check_seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 0x6d617063u;
     int cases = argc > 2 ? atoi(argv[2]) : 12;
-    rng_state = seed;
+    rng_state = check_seed;
     char err[256];
     Gemm *g1 = gemm_new(&(GemmOptions){.threads = 1}, err, sizeof err);
     CHECK(g1 != NULL, "gemm_new: %s", err);
     if (!g1) {
-        printf("%d passed, %d failed\n", passed, failed);
-        return 1;
+        return check_report();
     }
     test_concurrent();
     test_messages(g1);
@@ -536,6 +510,5 @@ int main(int argc, char **argv)
             gemm_free(h);
         }
     gemm_free(g1);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed != 0;
+    return check_report();
 }

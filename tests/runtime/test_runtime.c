@@ -1,34 +1,11 @@
 /* test_runtime.c — the runtime against the interpreter: host/HBM/DM round trips over generated complete
  * layouts for every element type, padding semantics, tile views (SPEC §5 and the seed), and errors. */
+#include "check.h"
 #include "rt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int passed, failed;
-
-#define CHECK(cond, ...)                                              \
-    do {                                                              \
-        if (cond) {                                                   \
-            passed++;                                                 \
-        } else {                                                      \
-            failed++;                                                 \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);      \
-            fprintf(stderr, __VA_ARGS__);                             \
-            fputc('\n', stderr);                                      \
-        }                                                             \
-    } while (0)
-
-static uint64_t rng_state;
-static uint64_t rng(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-static uint64_t below(uint64_t n) { return rng() % n; }
 
 /* Appends to a growing string. */
 static void cat(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -401,13 +378,12 @@ out:
 
 int main(int argc, char **argv)
 {
-    rng_state = argc > 1 ? strtoull(argv[1], NULL, 0) : 20261130;
+    check_seed = rng_state = argc > 1 ? strtoull(argv[1], NULL, 0) : 20261130;
     int count = argc > 2 ? atoi(argv[2]) : 150;
     fprintf(stderr, "seed %llu, %d round trips\n", (unsigned long long)rng_state, count);
     test_round_trips(count);
     test_tiles();
     test_errors();
     test_declared();
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed != 0;
+    return check_report();
 }
