@@ -1,24 +1,12 @@
 /* test_api.c — the public C API (mapc.h) through the shared library: compile, diagnostics, interpret,
  * equivalence, JIT lookups agreeing with the interpreter, and misuse (NULLs, unknown names) as errors. */
+#include "../check.h"
+
 #include <mapc.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (cond) {                                                                                \
-            passed++;                                                                              \
-        } else {                                                                                   \
-            failed++;                                                                              \
-            printf("FAIL line %d: ", __LINE__);                                                    \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
 
 static const char src[] = "axes![A = 8, B = 12];\n"
                           "type R = m![A, B];\n"
@@ -128,6 +116,5 @@ int main(void)
     CHECK(mapc_compile_string("x", "", 0, NULL) == MAPC_ERR_ARGUMENT, "NULL out");
     CHECK(strcmp(mapc_status_string(MAPC_ERR_NOT_FOUND), "no such name") == 0, "status string");
 
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed != 0;
+    return check_report();
 }

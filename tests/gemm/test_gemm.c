@@ -1,6 +1,6 @@
 /* test_gemm.c — the strided-view GEMM against a double-precision reference: every type, layout, ISA path,
  * 1 and 2 threads, edge shapes, the validation messages word for word, and run-to-run bit identity. */
-#include "check.h"
+#include "../check.h"
 #include "codegen.h"
 #include "gemm.h"
 #include "gemm_codegen.h"

@@ -1,6 +1,6 @@
 /* test_runtime.c — the runtime against the interpreter: host/HBM/DM round trips over generated complete
  * layouts for every element type, padding semantics, tile views (SPEC §5 and the seed), and errors. */
-#include "check.h"
+#include "../check.h"
 #include "rt.h"
 
 #include <stdio.h>
