@@ -69,3 +69,15 @@ void arena_free(Arena *a)
     }
     a->chunks = NULL;
 }
+
+void *arena_grow(Arena *a, void *items, int n, int *cap, size_t elem)
+{
+    if (n < *cap)
+        return items;
+    int c = *cap ? 2 * *cap : 8;
+    void *v = arena_alloc(a, (size_t)c * elem);
+    if (n)
+        memcpy(v, items, (size_t)n * elem);
+    *cap = c;
+    return v;
+}

@@ -45,7 +45,7 @@ typedef struct Axis {
     Loc loc;
 } Axis;
 
-typedef enum { NAME_AXIS, NAME_CONST, NAME_TYPE, NAME_TENSOR } NameKind;
+typedef enum { NAME_AXIS, NAME_CONST, NAME_TYPE, NAME_TENSOR, NAME_KERNEL } NameKind;
 
 /* "an axis", "a constant", "a type", "a tensor": for diagnostics. */
 const char *name_kind_phrase(NameKind k);
@@ -115,6 +115,41 @@ typedef struct TensorDecl {
     Loc loc;
 } TensorDecl;
 
+/* The roles of a GEMM kernel's three axes: C[M, N] = A[M, K] * B[K, N]. */
+typedef enum { GEMM_M, GEMM_N, GEMM_K } GemmRole;
+
+/* A GEMM kernel declaration (SPEC §6; checked by sema_kernel):
+ *
+ *   kernel NAME: C[M, N] = A[M, K] * B[K, N] {
+ *       tile M = 96, N = 384, K = 256;     -- required: block sizes along the three axes
+ *       pack A = m![M / 12, K, M % 12];     -- optional: DM layout of an A tile, over the tile axes
+ *       pack B = m![N / 32, K, N % 32];     -- optional: DM layout of a B tile, over the tile axes
+ *       order N, K, M;                      -- optional: block loops, outermost first
+ *       split M;                            -- optional: the axis whose tiles are spread over slices
+ *   }
+ *
+ * C <- alpha*A*B + beta*C, alpha and beta given at run time. A, B and C name HbmTensor
+ * declarations; their element types are f32 x f32 -> f32, bf16 x bf16 -> f32, f16 x f16 -> f32
+ * or i8 x i8 -> i32. Inside `pack` mappings M, N and K denote the kernel's tile axes (sizes are
+ * the tile sizes). A pack layout is a panel format the micro-kernel reads:
+ *     A: m![M / mr, K / g, M % mr, K % g]     B: m![N / nr, K / g, N % nr, K % g]
+ * (M padded to a multiple of mr, N of nr, K of g where needed; any equivalent mapping is accepted).
+ */
+typedef struct KernelDecl {
+    const char *name;
+    Loc loc;
+    const TensorDecl *a, *b, *c;    /* the HBM operands */
+    int axis[3];                    /* Prog axes of M, N, K (indexed by GemmRole) */
+    uint64_t tile[3];               /* tile sizes along M, N, K */
+    int tile_axis[3];               /* the tile axes (Prog axes named like M, N, K, sized like the tiles;
+                                     * not in the name table, so never resolvable outside the kernel) */
+    const Map *pack_a, *pack_b;     /* DM tile layouts over the tile axes (defaults filled in) */
+    int mr, nr, kgroup;             /* the panel geometry recognized from pack_a and pack_b */
+    GemmRole order[3];              /* block loops, outermost first (default N, K, M) */
+    GemmRole split;                 /* GEMM_M or GEMM_N (default: M if |M| >= |N|, else N) */
+    uint64_t dm_bytes;              /* bytes of one A tile plus one B tile in DM (per slice) */
+} KernelDecl;
+
 typedef struct Prog {
     Arena arena;        /* owns everything below */
     Diags diags;
@@ -129,6 +164,9 @@ typedef struct Prog {
     int ncopies, copies_cap;
     const TensorDecl **tensors; /* tensor declarations, in definition order */
     int ntensors, tensors_cap;
+    const KernelDecl **kernels; /* GEMM kernels, in definition order */
+    int nkernels, kernels_cap;
+    const struct AxisOverride *overrides; /* sizes that replace declared ones (prog_override_axis) */
 } Prog;
 
 /* Checked construction of single nodes (build.c): each applies its static rule of SPEC §2 and the
@@ -166,6 +204,10 @@ int prog_parse(Prog *p, const char *name, const char *text, size_t len);
 /* Parses a lone mapping expression ("m![...]", or a type name) against the program's
  * declarations; returns NULL (with diagnostics) on error. */
 const Map *prog_parse_map(Prog *p, const char *name, const char *text);
+
+/* Makes a later `axes![NAME = n]` declaration of p take the size `size` instead (mapc run --m/--n/--k).
+ * Call before prog_parse. */
+void prog_override_axis(Prog *p, const char *name, uint64_t size);
 
 /* Looks a name up; NULL if undeclared. */
 const Name *prog_lookup(const Prog *p, const char *name);

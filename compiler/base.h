@@ -18,6 +18,10 @@ typedef struct Arena {
 void *arena_alloc(Arena *a, size_t size);
 /* Copies n bytes of s into the arena and NUL-terminates the copy. */
 char *arena_strndup(Arena *a, const char *s, size_t n);
+/* Makes room for element n of an arena array of elem-byte elements whose capacity is *cap: returns
+ * items, or when it is full a copy with twice the capacity (8 at first; the old copy stays in the
+ * arena until it is freed). */
+void *arena_grow(Arena *a, void *items, int n, int *cap, size_t elem);
 /* printf into arena-owned memory. */
 char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *arena_vprintf(Arena *a, const char *fmt, va_list ap);

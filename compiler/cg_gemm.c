@@ -26,6 +26,17 @@ typedef struct Gen {
     LLVMTypeRef sfma_ty;
 } Gen;
 
+bool cg_gemm_order_valid(const int order[3])
+{
+    bool seen[3] = {false, false, false};
+    for (int d = 0; d < 3; d++) {
+        if (order[d] < CG_DIM_M || order[d] > CG_DIM_K || seen[order[d]])
+            return false;
+        seen[order[d]] = true;
+    }
+    return true;
+}
+
 int cg_gemm_kgroup(CgGemmKind kind)
 {
     return kind == CG_GEMM_BF16DP ? 2 : kind == CG_GEMM_I8VNNI ? 4 : 1;
@@ -705,28 +716,57 @@ bool cg_gemm_blocks(LLVMModuleRef mod, const CgGemmSpec *s, const char *name, co
 #undef FPTR
     LLVMValueRef cs4 = ci64(g, 4); /* C elements are 4 bytes */
 
-    Loop ljc = loop_begin(g, n0, n1, nc, "jc");
-    LLVMValueRef ncb = imin(g, LLVMBuildSub(g->b, n1, ljc.iv, ""), nc);
-    Loop lpc = loop_begin(g, ci64(g, 0), k, kc, "pc");
-    LLVMValueRef kcb = imin(g, LLVMBuildSub(g->b, k, lpc.iv, ""), kc);
-    LLVMValueRef boff = LLVMBuildMul(g->b, LLVMBuildAdd(g->b, LLVMBuildMul(g->b, lpc.iv, b_rs, ""),
-                                                        LLVMBuildMul(g->b, ljc.iv, b_cs, ""), ""),
-                                     ci64(g, eb), "");
-    LLVMValueRef bsrc = LLVMBuildGEP2(g->b, g->i8, b, &boff, 1, "bsrc");
-    call_named(g, fpb, (LLVMValueRef[]){bbuf, bsrc, b_cs, b_rs, ncb, kcb}, 6);
-    if (csfn)
-        LLVMBuildCall2(g->b, csty, csfn, (LLVMValueRef[]){bsrc, b_cs, b_rs, ncb, kcb, ci32(g, nr), colsum}, 7, "");
-    LLVMValueRef first = LLVMBuildICmp(g->b, LLVMIntEQ, lpc.iv, ci64(g, 0), "");
+    /* the three block loops in the spec's order; each packed block is made as soon as the loops it
+     * depends on are open: B(k, n) once k and n are, A(m, k) once m and k are (with direct A, at the
+     * innermost level, where it can pack just the partial panel) */
+    static const int default_order[3] = {CG_DIM_N, CG_DIM_K, CG_DIM_M};
+    const int *order = cg_gemm_order_valid(s->order) ? s->order : default_order;
+    if (fdirect && order[2] != CG_DIM_M) {
+        *err = gen_err("reading A unpacked needs the M block loop innermost");
+        LLVMDisposeBuilder(g->b);
+        return false;
+    }
+    LLVMValueRef lo[3] = {m0, n0, ci64(g, 0)}, hi[3] = {m1, n1, k}, step[3] = {mc, nc, kc};
+    static const char *const lname[3] = {"ic", "jc", "pc"};
+    Loop loops[3];
+    LLVMValueRef iv[3] = {0}, blk[3] = {0};
+    bool open[3] = {false, false, false}, packed_a = false, packed_b = false;
+    LLVMValueRef asrc = NULL;
+    for (int d = 0; d < 3; d++) {
+        int dim = order[d];
+        loops[d] = loop_begin(g, lo[dim], hi[dim], step[dim], lname[dim]);
+        iv[dim] = loops[d].iv;
+        blk[dim] = imin(g, LLVMBuildSub(g->b, hi[dim], iv[dim], ""), step[dim]);
+        open[dim] = true;
+        if (!packed_b && open[CG_DIM_K] && open[CG_DIM_N]) {
+            LLVMValueRef boff = LLVMBuildMul(g->b, LLVMBuildAdd(g->b, LLVMBuildMul(g->b, iv[CG_DIM_K], b_rs, ""),
+                                                                LLVMBuildMul(g->b, iv[CG_DIM_N], b_cs, ""), ""),
+                                             ci64(g, eb), "");
+            LLVMValueRef bsrc = LLVMBuildGEP2(g->b, g->i8, b, &boff, 1, "bsrc");
+            call_named(g, fpb, (LLVMValueRef[]){bbuf, bsrc, b_cs, b_rs, blk[CG_DIM_N], blk[CG_DIM_K]}, 6);
+            if (csfn)
+                LLVMBuildCall2(g->b, csty, csfn,
+                               (LLVMValueRef[]){bsrc, b_cs, b_rs, blk[CG_DIM_N], blk[CG_DIM_K], ci32(g, nr), colsum}, 7,
+                               "");
+            packed_b = true;
+        }
+        if (!asrc && open[CG_DIM_M] && open[CG_DIM_K]) {
+            LLVMValueRef aoff = LLVMBuildMul(g->b, LLVMBuildAdd(g->b, LLVMBuildMul(g->b, iv[CG_DIM_M], a_rs, ""),
+                                                                LLVMBuildMul(g->b, iv[CG_DIM_K], a_cs, ""), ""),
+                                             ci64(g, ea), "");
+            asrc = LLVMBuildGEP2(g->b, g->i8, a, &aoff, 1, "asrc");
+            if (!fdirect) {
+                call_named(g, fpa, (LLVMValueRef[]){abuf, asrc, a_rs, a_cs, blk[CG_DIM_M], blk[CG_DIM_K]}, 6);
+                packed_a = true;
+            }
+        }
+    }
+    LLVMValueRef mcb = blk[CG_DIM_M], ncb = blk[CG_DIM_N], kcb = blk[CG_DIM_K];
+    LLVMValueRef first = LLVMBuildICmp(g->b, LLVMIntEQ, iv[CG_DIM_K], ci64(g, 0), "");
     LLVMValueRef beta = LLVMBuildSelect(g->b, first, beta0, one, "beta");
-    Loop lic = loop_begin(g, m0, m1, mc, "ic");
-    LLVMValueRef mcb = imin(g, LLVMBuildSub(g->b, m1, lic.iv, ""), mc);
-    LLVMValueRef aoff = LLVMBuildMul(g->b, LLVMBuildAdd(g->b, LLVMBuildMul(g->b, lic.iv, a_rs, ""),
-                                                        LLVMBuildMul(g->b, lpc.iv, a_cs, ""), ""),
-                                     ci64(g, ea), "");
-    LLVMValueRef coff = LLVMBuildMul(g->b, LLVMBuildAdd(g->b, LLVMBuildMul(g->b, lic.iv, c_rs, ""),
-                                                        LLVMBuildMul(g->b, ljc.iv, c_cs, ""), ""),
+    LLVMValueRef coff = LLVMBuildMul(g->b, LLVMBuildAdd(g->b, LLVMBuildMul(g->b, iv[CG_DIM_M], c_rs, ""),
+                                                        LLVMBuildMul(g->b, iv[CG_DIM_N], c_cs, ""), ""),
                                      cs4, "");
-    LLVMValueRef asrc = LLVMBuildGEP2(g->b, g->i8, a, &aoff, 1, "asrc");
     LLVMValueRef cb = LLVMBuildGEP2(g->b, g->i8, c, &coff, 1, "cb");
     LLVMValueRef rows = mcb; /* rows left for the packed path */
     LLVMBasicBlockRef packed = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "packed");
@@ -771,13 +811,13 @@ bool cg_gemm_blocks(LLVMModuleRef mod, const CgGemmSpec *s, const char *name, co
     }
     LLVMBuildBr(g->b, packed);
     LLVMPositionBuilderAtEnd(g->b, packed);
-    call_named(g, fpa, (LLVMValueRef[]){abuf, asrc, a_rs, a_cs, rows, kcb}, 6);
+    if (!packed_a)
+        call_named(g, fpa, (LLVMValueRef[]){abuf, asrc, a_rs, a_cs, rows, kcb}, 6);
     call_named(g, fmacro, (LLVMValueRef[]){rows, ncb, kcb, abuf, bbuf, cb, c_rs, c_cs, alpha, beta, colsum}, 11);
     LLVMBuildBr(g->b, next);
     LLVMPositionBuilderAtEnd(g->b, next);
-    loop_end(g, &lic);
-    loop_end(g, &lpc);
-    loop_end(g, &ljc);
+    for (int d = 2; d >= 0; d--)
+        loop_end(g, &loops[d]);
     LLVMBuildRetVoid(g->b);
     LLVMDisposeBuilder(g->b);
     char *msg = NULL;

@@ -62,7 +62,15 @@ void print_diags(const Prog *p, const Diag *from)
 /* Loads a program from a file (or, with is_source, from text); returns NULL after printing why. */
 Prog *load(const char *arg, bool is_source)
 {
-    Prog *p = prog_new();
+    return load_into(prog_new(), arg, is_source);
+}
+
+Prog *load_into(Prog *p, const char *arg, bool is_source)
+{
+    if (!p) {
+        fprintf(stderr, "mapc: out of memory\n");
+        return NULL;
+    }
     if (is_source) {
         prog_parse(p, "<command-line>", arg, strlen(arg));
     } else {

@@ -17,6 +17,9 @@ void print_diags(const Prog *p, const Diag *from);
 /* Loads and checks a program from a file (or, with is_source, from the text itself);
  * NULL after printing the diagnostics or the I/O error. */
 Prog *load(const char *arg, bool is_source);
+/* load into a program made (and perhaps configured, e.g. prog_override_axis) by the caller; p is
+ * consumed: freed on failure. */
+Prog *load_into(Prog *p, const char *arg, bool is_source);
 /* Resolves a NAME argument (a type name or an inline m![...]); NULL after printing why. */
 const Map *resolve(Prog *p, const char *name);
 /* load + resolve: on success *p owns the program and *m is NAME in it (EXIT_OK); otherwise the
@@ -38,5 +41,6 @@ int cmd_norm(int argc, char **argv);
 int cmd_lower(int argc, char **argv);
 int cmd_describe(int argc, char **argv);
 int cmd_emit(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 #endif

@@ -49,12 +49,37 @@ typedef struct CellLit {
     Loc loc;
 } CellLit;
 
+/* A size that replaces the declared one of an axis (prog_override_axis), in the program's arena. */
+typedef struct AxisOverride {
+    const char *name;
+    uint64_t size;
+    const struct AxisOverride *next;    /* newest first */
+} AxisOverride;
+
+/* A GEMM kernel operand in the kernel header: TENSOR[AXIS, AXIS]. */
+typedef struct KOperand {
+    Token tensor, axis[2];
+} KOperand;
+
+/* One item of a kernel clause (sema_kernel.c interprets it per clause word). */
+typedef enum { KITEM_NAME, KITEM_NUM, KITEM_MAP } KItemKind;
+typedef struct KItem {
+    KItemKind kind;
+    Token name;             /* NAME, NAME = NUM, NAME = m![...] */
+    Token value;            /* KITEM_NUM: the number; KITEM_MAP: the m! token */
+    const Map *map;         /* KITEM_MAP: NULL if the mapping had errors */
+    struct KItem *next;     /* built newest first */
+} KItem;
+
+typedef struct KernelScope KernelScope;
+
 /* The context every grammar action receives. */
 typedef struct Parser {
     Prog *prog;
     const Source *src;
     Evaluator *ev;
     const char *defining;   /* name of the type being defined (self-reference check) */
+    KernelScope *kernel;    /* the kernel whose body is being parsed (sema_kernel.c), else NULL */
     const Map *expr;        /* result of a lone-expression parse */
     bool expr_ok;
     int syntax_errors;
@@ -73,6 +98,14 @@ const Map *sema_pair_list(Parser *ps, MapList *items);
 bool sema_escape_const(Parser *ps, Token name, uint64_t *value);
 MapList *sema_list_add(Parser *ps, MapList *list, const Map *m, uint64_t value, Loc loc);
 
+/* Shared by the checkers: the name a token spells (NULL if undeclared); a new name, or NULL after
+ * reporting the earlier definition; a builder's result, reporting why at loc when it is NULL; a new
+ * axis appended to the program (not entered in the name table), returning its index. */
+const Name *sema_lookup(Parser *ps, Token t);
+Name *sema_define(Parser *ps, Token name, NameKind kind);
+const Map *sema_checked(Parser *ps, const Map *m, Loc loc, const char *why);
+int sema_add_axis(Prog *p, const char *name, uint64_t size, Loc loc);
+
 void sema_axis(Parser *ps, Token name, Token size);
 void sema_const(Parser *ps, Token name, Token value);
 void sema_type(Parser *ps, Token name, const Map *m);
@@ -90,6 +123,19 @@ void sema_tensor(Parser *ps, Loc at, Token name, Token kind, Token elem, MapList
 bool sema_index_lit(Parser *ps, MapList *terms);
 /* "pad(IDENT)": the padding kind named by IDENT. */
 bool sema_pad_name(Parser *ps, Token name, CellKind *kind);
+
+/* GEMM kernels (sema_kernel.c, KernelDecl in ast.h). The header opens the body's scope (ops: C, A, B;
+ * NULL after a syntax error in the header: the body is then parsed but not checked); each clause is
+ * checked as it ends; at the body's `}` (sema_kernel_end) the defaults are filled in, the whole kernel
+ * is checked and, without errors, appended to the program, and the scope is closed. */
+void sema_kernel_begin(Parser *ps, Token name, const KOperand *ops);
+KItem *sema_kernel_item(Parser *ps, KItemKind kind, Token name, Token value, const Map *map);
+void sema_kernel_clause(Parser *ps, Token word, KItem *items);
+void sema_kernel_end(Parser *ps);
+/* Whether name is an axis of the kernel whose body is being parsed (any name, after a syntax error in its
+ * header): *axis is then its tile axis, or -1 before the tile clause has made them or when the header is
+ * wrong (the mapping is dropped without a diagnostic: the header or the clause reports why). */
+bool sema_kernel_axis(const Parser *ps, Token name, int *axis);
 
 /* Layout descriptors (SPEC §7): the grammar collects raw fields (desc_syntax.c), then
  * sema_tiled/sema_strided check them and build the equivalent mapping (NULL on error). */

@@ -44,7 +44,14 @@ typedef struct CgGemmSpec {
     int vl;         /* lanes per vector (accumulator element count) */
     bool fused;     /* F32: llvm.fma (true) or llvm.fmuladd (portable) */
     bool a_outer;   /* loop order: A micro-panels outer (true) or B micro-panels outer */
+    int order[3];   /* the block loops of cg_gemm_blocks, outermost first (CG_DIM_*); a triple that is
+                     * not a permutation (all zeros) means the BLIS order N, K, M */
 } CgGemmSpec;
+
+/* Block-loop dimensions of CgGemmSpec.order. */
+enum { CG_DIM_M, CG_DIM_N, CG_DIM_K };
+/* Whether order is a permutation of the three CG_DIM_* values. */
+bool cg_gemm_order_valid(const int order[3]);
 
 /* How a source operand is converted into a packed panel (source -> packed element). */
 typedef enum CgPackConv {
@@ -93,10 +100,13 @@ typedef struct CgGemmBlocks {
     int32_t alpha_i, beta_i;       /* I8VNNI and I32 kinds */
 } CgGemmBlocks;
 
-/* Adds `void NAME(const CgGemmBlocks *)`, the BLIS loop nest over one task's share of C: for each
- * nc block of columns, for each kc block of k (in order; beta on the first, 1 after), pack the B
- * block (pack_b, plus colsum_fn for I8VNNI), then for each mc block of rows pack the A block
- * (pack_a) and run the macro-kernel; with `direct`, whole A micro-panels go to macro_direct
+/* Adds `void NAME(const CgGemmBlocks *)`, the loop nest over one task's share of C: the nc, kc and mc
+ * block loops in spec->order (the BLIS order by default: for each nc block of columns, for each kc
+ * block of k, for each mc block of rows). k blocks run in increasing order (beta on the first, 1
+ * after). The B block (pack_b, plus colsum_fn for I8VNNI) is packed as soon as its k and n loops
+ * are open, the A block (pack_a) as soon as its m and k loops are, so the block of the operand that
+ * does not depend on an inner loop is reused across it; the macro-kernel runs innermost. With
+ * `direct` (macro_direct given; needs M innermost), whole A micro-panels go to macro_direct
  * unpacked and only the rows past the last whole panel are packed. The macro-kernel and packing
  * routines are the module's functions named macro, macro_direct (or NULL), pack_a and pack_b;
  * ea and eb are the source element sizes of A and B in bytes. False with *err. */

@@ -29,6 +29,13 @@ const Name *prog_lookup(const Prog *p, const char *name)
     return NULL;
 }
 
+void prog_override_axis(Prog *p, const char *name, uint64_t size)
+{
+    AxisOverride *o = arena_alloc(&p->arena, sizeof *o);
+    *o = (AxisOverride){arena_strndup(&p->arena, name, strlen(name)), size, p->overrides};
+    p->overrides = o;
+}
+
 const char *name_kind_phrase(NameKind k)
 {
     switch (k) {
@@ -36,6 +43,7 @@ const char *name_kind_phrase(NameKind k)
     case NAME_CONST: return "a constant";
     case NAME_TYPE: return "a type";
     case NAME_TENSOR: return "a tensor";
+    case NAME_KERNEL: return "a kernel";
     }
     return "a name";
 }

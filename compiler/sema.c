@@ -11,7 +11,7 @@
 
 static Diags *D(Parser *ps) { return &ps->prog->diags; }
 
-static const Name *lookup_tok(Parser *ps, Token t)
+const Name *sema_lookup(Parser *ps, Token t)
 {
     for (const Name *n = ps->prog->names; n; n = n->next)
         if (strlen(n->name) == t.len && memcmp(n->name, t.s, t.len) == 0)
@@ -25,16 +25,26 @@ static bool is_defining(Parser *ps, Token t)
 }
 
 /* Reports a builder's rule violation at loc; passes the node through. */
-static const Map *checked(Parser *ps, const Map *m, Loc loc, const char *why)
+const Map *sema_checked(Parser *ps, const Map *m, Loc loc, const char *why)
 {
     if (!m)
         diag_error(D(ps), loc, "%s", why);
     return m;
 }
 
+/* The symbol of axis a, written at name. */
+static const Map *symbol_at(Parser *ps, int a, Token name)
+{
+    MapWhy why;
+    return sema_checked(ps, map_make_sym(&ps->prog->arena, a, ps->prog->axes[a].size, name.loc, why), name.loc, why);
+}
+
 const Map *sema_symbol(Parser *ps, Token name)
 {
-    const Name *n = lookup_tok(ps, name);
+    int tile;
+    if (sema_kernel_axis(ps, name, &tile))
+        return tile < 0 ? NULL : symbol_at(ps, tile, name);
+    const Name *n = sema_lookup(ps, name);
     if (!n) {
         if (is_defining(ps, name))
             diag_error(D(ps), name.loc, "type '%.*s' refers to itself", (int)name.len, name.s);
@@ -55,20 +65,18 @@ const Map *sema_symbol(Parser *ps, Token name)
         diag_error(D(ps), name.loc, "'%s' is %s, not an axis", n->name, name_kind_phrase(n->kind));
         return NULL;
     }
-    MapWhy why;
-    return checked(ps, map_make_sym(&ps->prog->arena, n->axis, ps->prog->axes[n->axis].size, name.loc, why),
-                   name.loc, why);
+    return symbol_at(ps, n->axis, name);
 }
 
 const Map *sema_broadcast(Parser *ps, Token num)
 {
     MapWhy why;
-    return checked(ps, map_make_bcast(&ps->prog->arena, num.num, num.loc, why), num.loc, why);
+    return sema_checked(ps, map_make_bcast(&ps->prog->arena, num.num, num.loc, why), num.loc, why);
 }
 
 const Map *sema_escape_type(Parser *ps, Token name)
 {
-    const Name *n = lookup_tok(ps, name);
+    const Name *n = sema_lookup(ps, name);
     if (!n) {
         if (is_defining(ps, name))
             diag_error(D(ps), name.loc, "type '%.*s' refers to itself", (int)name.len, name.s);
@@ -88,13 +96,16 @@ const Map *sema_escape_type(Parser *ps, Token name)
     case NAME_TENSOR:
         diag_error(D(ps), name.loc, "'%s' is a tensor, not a mapping", n->name);
         return NULL;
+    case NAME_KERNEL:
+        diag_error(D(ps), name.loc, "'%s' is a kernel, not a mapping", n->name);
+        return NULL;
     }
     return NULL;
 }
 
 bool sema_escape_const(Parser *ps, Token name, uint64_t *value)
 {
-    const Name *n = lookup_tok(ps, name);
+    const Name *n = sema_lookup(ps, name);
     if (!n) {
         diag_error(D(ps), name.loc, "undefined constant '%.*s'", (int)name.len, name.s);
         return false;
@@ -112,7 +123,7 @@ const Map *sema_postfix(Parser *ps, MapKind kind, PadKind pad, const Map *l, boo
     if (!l || !arg_ok)
         return NULL;
     MapWhy why;
-    return checked(ps, map_make_op(&ps->prog->arena, kind, pad, l, n, loc, why), loc, why);
+    return sema_checked(ps, map_make_op(&ps->prog->arena, kind, pad, l, n, loc, why), loc, why);
 }
 
 MapList *sema_list_add(Parser *ps, MapList *list, const Map *m, uint64_t value, Loc loc)
@@ -136,7 +147,7 @@ const Map *sema_pair_list(Parser *ps, MapList *items)
     const Map *acc = items->map;
     for (MapList *e = items->next; e; e = e->next) {
         MapWhy why;
-        acc = checked(ps, map_make_pair(&ps->prog->arena, e->map, acc, e->map->loc, why), e->map->loc, why);
+        acc = sema_checked(ps, map_make_pair(&ps->prog->arena, e->map, acc, e->map->loc, why), e->map->loc, why);
         if (!acc)
             return NULL;
     }
@@ -157,9 +168,9 @@ const Map *sema_strided(Parser *ps, Loc at, const DescField *fields)
 }
 
 /* Defines a name, or reports the earlier definition. */
-static Name *define(Parser *ps, Token name, NameKind kind)
+Name *sema_define(Parser *ps, Token name, NameKind kind)
 {
-    const Name *old = lookup_tok(ps, name);
+    const Name *old = sema_lookup(ps, name);
     if (old) {
         diag_error(D(ps), name.loc, "'%s' is already defined at line %u", old->name, old->loc.line);
         return NULL;
@@ -174,6 +185,13 @@ static Name *define(Parser *ps, Token name, NameKind kind)
     return n;
 }
 
+int sema_add_axis(Prog *p, const char *name, uint64_t size, Loc loc)
+{
+    p->axes = arena_grow(&p->arena, p->axes, p->naxes, &p->axes_cap, sizeof *p->axes);
+    p->axes[p->naxes] = (Axis){name, size, loc};
+    return p->naxes++;
+}
+
 void sema_axis(Parser *ps, Token name, Token size)
 {
     Prog *p = ps->prog;
@@ -181,28 +199,23 @@ void sema_axis(Parser *ps, Token name, Token size)
         diag_error(D(ps), name.loc, "axis name '%.*s' must start with an uppercase letter", (int)name.len, name.s);
         return;
     }
+    for (const AxisOverride *o = p->overrides; o; o = o->next)
+        if (strlen(o->name) == name.len && memcmp(o->name, name.s, name.len) == 0) {
+            size.num = o->size; /* newest first: the last override of the name wins */
+            break;
+        }
     if (size.num == 0) {
         diag_error(D(ps), size.loc, "axis %.*s has size 0; sizes are at least 1", (int)name.len, name.s);
         return;
     }
-    Name *n = define(ps, name, NAME_AXIS);
-    if (!n)
-        return;
-    if (p->naxes == p->axes_cap) {
-        int cap = p->axes_cap ? 2 * p->axes_cap : 8;
-        Axis *a = arena_alloc(&p->arena, (size_t)cap * sizeof *a);
-        if (p->naxes)
-            memcpy(a, p->axes, (size_t)p->naxes * sizeof *a);
-        p->axes = a;
-        p->axes_cap = cap;
-    }
-    n->axis = p->naxes;
-    p->axes[p->naxes++] = (Axis){n->name, size.num, name.loc};
+    Name *n = sema_define(ps, name, NAME_AXIS);
+    if (n)
+        n->axis = sema_add_axis(p, n->name, size.num, name.loc);
 }
 
 void sema_const(Parser *ps, Token name, Token value)
 {
-    Name *n = define(ps, name, NAME_CONST);
+    Name *n = sema_define(ps, name, NAME_CONST);
     if (n)
         n->value = value.num;
 }
@@ -210,24 +223,17 @@ void sema_const(Parser *ps, Token name, Token value)
 void sema_type(Parser *ps, Token name, const Map *m)
 {
     Prog *p = ps->prog;
-    Name *n = define(ps, name, NAME_TYPE);
+    Name *n = sema_define(ps, name, NAME_TYPE);
     if (!n)
         return;
     n->map = m;
-    if (p->ntypes == p->types_cap) {
-        int cap = p->types_cap ? 2 * p->types_cap : 8;
-        const Name **t = arena_alloc(&p->arena, (size_t)cap * sizeof *t);
-        if (p->ntypes)
-            memcpy(t, p->types, (size_t)p->ntypes * sizeof *t);
-        p->types = t;
-        p->types_cap = cap;
-    }
+    p->types = arena_grow(&p->arena, p->types, p->ntypes, &p->types_cap, sizeof *p->types);
     p->types[p->ntypes++] = n;
 }
 
 const Map *sema_type_ref(Parser *ps, Token name)
 {
-    const Name *n = lookup_tok(ps, name);
+    const Name *n = sema_lookup(ps, name);
     if (!n) {
         diag_error(D(ps), name.loc, "undefined mapping '%.*s'", (int)name.len, name.s);
         return NULL;
@@ -343,13 +349,23 @@ void sema_assert_equiv(Parser *ps, Loc at, const Map *a, const Map *b, bool want
 
 /* ---- copy statements (relayout kernels) ---- */
 
-/* Records the digits of a mapping whose bases are all symbols: per axis, a bitmask-free list
- * of (stride, count) pairs. Returns false for what the static coverage check does not handle:
- * composite bases, or a resize that truncates (some coordinates then have no position). */
+/* Records the digits of a mapping whose bases are all symbols, or padded symbols: per axis, a
+ * bitmask-free list of (stride, count) pairs. A padded symbol A # P counts as A: below |A| its
+ * coordinate is A's, and a coordinate the proof picks is always below |A|. Returns false for what
+ * the static coverage check does not handle: other composite bases, or a resize that truncates
+ * (some coordinates then have no position). */
 typedef struct CopyDigit {
     int axis;
     uint64_t stride, count;
 } CopyDigit;
+
+/* The axis of a digit's base that is a symbol, padded any number of times; -1 for other bases. */
+static int copy_base_axis(const Map *x)
+{
+    while (x->kind == MAP_PAD)
+        x = x->l;
+    return x->kind == MAP_SYM ? x->axis : -1;
+}
 
 static bool copy_digits(const Map *m, CopyDigit *d, int *n, int cap)
 {
@@ -360,10 +376,10 @@ static bool copy_digits(const Map *m, CopyDigit *d, int *n, int cap)
     case MAP_STRIDE:
     case MAP_MOD: {
         uint64_t s;
-        const Map *x = map_digit_root(m, &s);
-        if (x->kind != MAP_SYM || *n == cap)
+        int axis = copy_base_axis(map_digit_root(m, &s));
+        if (axis < 0 || *n == cap)
             return false;
-        d[(*n)++] = (CopyDigit){x->axis, s, m->size};
+        d[(*n)++] = (CopyDigit){axis, s, m->size};
         return true;
     }
     case MAP_RESIZE:
@@ -513,7 +529,7 @@ void sema_copy(Parser *ps, Loc at, Token name, const Map *src, const Map *dst, T
                    (int)elem.len, elem.s);
     const char *nm = arena_strndup(&p->arena, name.s, name.len);
     bool dup = false;
-    const Name *old = lookup_tok(ps, name);
+    const Name *old = sema_lookup(ps, name);
     if (old) {
         diag_error(D(ps), name.loc, "'%s' is already defined at line %u", nm, old->loc.line);
         dup = true;
@@ -543,14 +559,7 @@ void sema_copy(Parser *ps, Loc at, Token name, const Map *src, const Map *dst, T
     }
     Copy *c = arena_alloc(&p->arena, sizeof *c);
     *c = (Copy){.name = nm, .src = src, .dst = dst, .elem = (ElemType)et, .loc = name.loc};
-    if (p->ncopies == p->copies_cap) {
-        int cap = p->copies_cap ? 2 * p->copies_cap : 8;
-        const Copy **t = arena_alloc(&p->arena, (size_t)cap * sizeof *t);
-        if (p->ncopies)
-            memcpy(t, p->copies, (size_t)p->ncopies * sizeof *t);
-        p->copies = t;
-        p->copies_cap = cap;
-    }
+    p->copies = arena_grow(&p->arena, p->copies, p->ncopies, &p->copies_cap, sizeof *p->copies);
     p->copies[p->ncopies++] = c;
 }
 
@@ -599,7 +608,7 @@ void sema_tensor(Parser *ps, Loc at, Token name, Token kind, Token elem, MapList
         diag_error(D(ps), at, "%s", why);
         return;
     }
-    Name *nm = define(ps, name, NAME_TENSOR);
+    Name *nm = sema_define(ps, name, NAME_TENSOR);
     if (!nm)
         return;
     TensorDecl *t = arena_alloc(&p->arena, sizeof *t);
@@ -609,13 +618,6 @@ void sema_tensor(Parser *ps, Loc at, Token name, Token kind, Token elem, MapList
     memcpy(t->maps, m, sizeof m);
     t->loc = at;
     nm->tensor = t;
-    if (p->ntensors == p->tensors_cap) {
-        int cap = p->tensors_cap ? 2 * p->tensors_cap : 8;
-        const TensorDecl **v = arena_alloc(&p->arena, (size_t)cap * sizeof *v);
-        if (p->ntensors)
-            memcpy(v, p->tensors, (size_t)p->ntensors * sizeof *v);
-        p->tensors = v;
-        p->tensors_cap = cap;
-    }
+    p->tensors = arena_grow(&p->arena, p->tensors, p->ntensors, &p->tensors_cap, sizeof *p->tensors);
     p->tensors[p->ntensors++] = t;
 }

@@ -81,6 +81,7 @@ bool lex_next(Lexer *lx, Token *t)
             "overflow" { TOK(TK_KW_OVERFLOW); }
             "copy"  { TOK(TK_KW_COPY); }
             "tensor" { TOK(TK_KW_TENSOR); }
+            "kernel" { TOK(TK_KW_KERNEL); }
             "tiled!" { TOK(TK_KW_TILED); }
             "strided!" { TOK(TK_KW_STRIDED); }
             "as"    { TOK(TK_KW_AS); }

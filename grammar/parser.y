@@ -32,6 +32,8 @@
 %token KW_TENSOR LT GT.
 /* Layout descriptors (SPEC §7): tiled![...], strided![...], hexadecimal layout tags. */
 %token KW_TILED KW_STRIDED HEX.
+/* GEMM kernels (SPEC §6). */
+%token KW_KERNEL.
 
 %type mapping {const Map *}
 %type mapref {const Map *}
@@ -75,6 +77,45 @@ stmt ::= KW_COPY(C) IDENT(N) COLON mapref(S) ARROW mapref(D) KW_AS IDENT(T) SEMI
 stmt ::= KW_TENSOR(K) IDENT(N) COLON IDENT(T) LT IDENT(E) COMMA tmaps(L) GT SEMI. { sema_tensor(ps, K.loc, N, T, E, L); }
 tmaps(R) ::= mapref(M). { R = sema_list_add(ps, NULL, M, 0, (Loc){0}); }
 tmaps(R) ::= tmaps(L) COMMA mapref(M). { R = sema_list_add(ps, L, M, 0, (Loc){0}); }
+
+/* A GEMM kernel (KernelDecl in ast.h; checked by sema_kernel.c):
+ *
+ *   kernel NAME: C[M, N] = A[M, K] * B[K, N] {
+ *       tile M = 96, N = 384, K = 256;
+ *       pack A = m![M / 12, K, M % 12];
+ *       pack B = m![N / 32, K, N % 32];
+ *       order N, K, M;
+ *       split M;
+ *   }
+ *
+ * optionally followed by ';'. C, A and B name tensors, M, N and K axes (roles by position); tile,
+ * order and split name the axes as written, pack names the operand by its role (A or B). A clause is a
+ * word and a comma-separated list of items NAME, NAME = NUM or NAME = m![...]; the words (tile, pack,
+ * order, split) are not reserved, the checker interprets them. After the tile clause, M, N and K denote
+ * the tile axes until the closing '}'. A syntax error in the header resumes at its '{' (or at a ';'),
+ * one in a clause at the clause's ';' or at the body's '}'. */
+%type koperand {KOperand}
+%type kitems {KItem *}
+%type kitem {KItem *}
+stmt ::= khead kbody.
+stmt ::= khead kbody SEMI.
+stmt ::= KW_KERNEL error SEMI.
+khead ::= KW_KERNEL IDENT(N) COLON koperand(C) EQ koperand(A) STAR koperand(B) LBRACE. {
+    sema_kernel_begin(ps, N, (KOperand[3]){C, A, B});
+}
+khead ::= KW_KERNEL(K) error LBRACE. { sema_kernel_begin(ps, K, NULL); }
+koperand(R) ::= IDENT(T) LBRACK IDENT(X) COMMA IDENT(Y) RBRACK. { R = (KOperand){T, {X, Y}}; }
+kbody ::= kclauses RBRACE. { sema_kernel_end(ps); }
+kbody ::= kclauses error RBRACE. { sema_kernel_end(ps); }
+kclauses ::= .
+kclauses ::= kclauses kclause.
+kclause ::= IDENT(W) kitems(L) SEMI. { sema_kernel_clause(ps, W, L); }
+kclause ::= error SEMI.
+kitems(R) ::= kitem(I). { R = I; }
+kitems(R) ::= kitems(L) COMMA kitem(I). { I->next = L; R = I; }
+kitem(R) ::= IDENT(N). { R = sema_kernel_item(ps, KITEM_NAME, N, N, NULL); }
+kitem(R) ::= IDENT(N) EQ NUM(V). { R = sema_kernel_item(ps, KITEM_NUM, N, V, NULL); }
+kitem(R) ::= IDENT(N) EQ KW_M(K) LBRACK mlist(L) RBRACK. { R = sema_kernel_item(ps, KITEM_MAP, N, K, L); }
 
 stmt ::= error SEMI. { ps->defining = NULL; }
 

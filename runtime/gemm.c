@@ -53,7 +53,7 @@ static bool has_feature(const char *sig, const char *name)
 static bool same_spec(const CgGemmSpec *a, const CgGemmSpec *b)
 {
     return a->kind == b->kind && a->mr == b->mr && a->nv == b->nv && a->vl == b->vl && a->fused == b->fused &&
-           a->a_outer == b->a_outer;
+           a->a_outer == b->a_outer && memcmp(a->order, b->order, sizeof a->order) == 0;
 }
 
 /* Bytes per source element of a packing conversion. */
@@ -84,7 +84,8 @@ int gemm_kernels(const CgGemmSpec *spec, CgPackConv conv_a, CgPackConv conv_b, G
         LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext(); /* handed to jit_module_new */
         LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(tsc);     /* borrowed from tsc */
         LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("gemm", ctx); /* handed to jit_module_new */
-        bool direct = spec->kind == CG_GEMM_F32 && conv_a == CG_PACK_F32;
+        bool direct = spec->kind == CG_GEMM_F32 && conv_a == CG_PACK_F32 &&
+                      (!cg_gemm_order_valid(spec->order) || spec->order[2] == CG_DIM_M);
         if (!cg_gemm_macro(mod, spec, "gemm_macro", false, &msg) ||
             (direct && !cg_gemm_macro(mod, spec, "gemm_macro_direct", true, &msg)) ||
             !cg_gemm_pack(mod, conv_a, spec->mr, kg, "gemm_pack_a", &msg) ||
@@ -179,6 +180,65 @@ static GemmPlan plan_for(GemmIsa isa, bool bf16_dot, bool vnni, GemmType t)
     return p;
 }
 
+/* The plan of a caller's tiling on isa, or false with err (a k group or micro-tile the host's kernels
+ * cannot run). */
+static bool plan_tiled(GemmIsa isa, bool has_bf16, bool vnni, GemmType t, const GemmTiling *tl, GemmPlan *p,
+                       char *err, size_t cap)
+{
+    bool x512 = isa == GEMM_ISA_AVX512, avx2 = isa == GEMM_ISA_AVX2;
+    int vl = x512 ? 16 : 8;
+    *p = (GemmPlan){0};
+    p->spec = (CgGemmSpec){.kind = CG_GEMM_F32, .mr = tl->mr, .nv = tl->nr / vl, .vl = vl, .fused = x512 || avx2,
+                           .a_outer = true};
+    memcpy(p->spec.order, tl->order, sizeof p->spec.order);
+    p->conv_a = p->conv_b = t == GEMM_BF16 ? CG_PACK_BF16_F32 : t == GEMM_F16 ? CG_PACK_F16_F32 : CG_PACK_F32;
+    int g = tl->kgroup;
+    bool ok = g == 1 && t != GEMM_I8;
+    if (t == GEMM_BF16 && g == 2) {
+        if (!x512 || !has_bf16) {
+            snprintf(err, cap, "bf16 panels with K groups of 2 need vdpbf16ps, which the host CPU lacks (avx512_bf16)");
+            return false;
+        }
+        p->spec.kind = CG_GEMM_BF16DP;
+        p->conv_a = p->conv_b = CG_PACK_BF16;
+        ok = true;
+    } else if (t == GEMM_I8 && g == 4) {
+        if (!x512 || !vnni) {
+            snprintf(err, cap, "i8 panels with K groups of 4 need vpdpbusd, which the host CPU lacks (avx512_vnni)");
+            return false;
+        }
+        p->spec.kind = CG_GEMM_I8VNNI;
+        p->spec.fused = false;
+        p->conv_a = CG_PACK_I8_U8;
+        p->conv_b = CG_PACK_I8;
+        ok = true;
+    } else if (t == GEMM_I8 && g == 1) {
+        p->spec.kind = CG_GEMM_I32;
+        p->spec.fused = false;
+        p->conv_a = p->conv_b = CG_PACK_I8_I32;
+        ok = true;
+    }
+    if (!ok) {
+        snprintf(err, cap, "%s panels cannot group K by %d", gemm_type_name(t), g);
+        return false;
+    }
+    int regs = x512 ? 32 : 16;
+    if (tl->mr < 1 || tl->nr < vl || tl->nr % vl || tl->mr * p->spec.nv + p->spec.nv + 1 > regs) {
+        snprintf(err, cap, "a %dx%d micro-tile does not fit the %s kernels (%d-lane vectors, %d registers)", tl->mr,
+                 tl->nr, gemm_isa_name(isa), vl, regs);
+        return false;
+    }
+    if (tl->mc < 1 || tl->nc < 1 || tl->kc < 1 || tl->mc > INT32_MAX || tl->nc > INT32_MAX || tl->kc > INT32_MAX) {
+        snprintf(err, cap, "tile sizes %lld x %lld x %lld are out of range", (long long)tl->mc, (long long)tl->nc,
+                 (long long)tl->kc);
+        return false;
+    }
+    p->mc = (int)tl->mc;
+    p->nc = (int)tl->nc;
+    p->kc = (int)tl->kc;
+    return true;
+}
+
 /* ---- the engine ---- */
 
 struct Gemm {
@@ -187,6 +247,7 @@ struct Gemm {
     GemmIsa isa;
     bool bf16_dot;          /* bf16 through vdpbf16ps (else converted to f32 in packing) */
     bool vnni;              /* i8 through vpdpbusd (else sign-extended to i32 in packing) */
+    bool has_bf16;          /* the host has vdpbf16ps (for tilings that ask for it) */
     pthread_mutex_t lock;   /* serializes calls */
     void **buf;             /* per thread: A block, B block and column sums */
     size_t *bufsize;
@@ -237,6 +298,7 @@ Gemm *gemm_new(const GemmOptions *opt, char *err, size_t cap)
     int dot = opt ? opt->bf16_dot : 0;
     g->bf16_dot = isa == GEMM_ISA_AVX512 && bf16 && (dot > 0 || (dot == 0 && zen));
     g->vnni = isa == GEMM_ISA_AVX512 && vnni;
+    g->has_bf16 = isa == GEMM_ISA_AVX512 && bf16;
     pthread_mutex_init(&g->lock, NULL);
     if (threads > 1 && !(g->pool = rt_pool_new(threads))) {
         pthread_mutex_destroy(&g->lock);
@@ -355,39 +417,54 @@ static size_t round64(size_t n)
     return (n + 63) / 64 * 64;
 }
 
-/* The shared body of gemm_f32 and gemm_i8 (after the entry point's type check). */
-static int run(Gemm *g, bool is_int, float af, float bf, int32_t ai, int32_t bi, const GemmView *a, const GemmView *b,
-               const GemmView *c, char *err, size_t cap)
+/* The shared body of gemm_f32 and gemm_i8 (after the entry point's type check); tl is the caller's
+ * tiling or NULL for the engine's own plan. */
+static int run(Gemm *g, const GemmTiling *tl, bool is_int, float af, float bf, int32_t ai, int32_t bi,
+               const GemmView *a, const GemmView *b, const GemmView *c, char *err, size_t cap)
 {
     Job j = {.g = g, .a = *a, .b = *b, .c = *c, .is_int = is_int, .af = af, .bf = bf, .ai = ai, .bi = bi};
+    GemmPlan p;
+    GemmKernels tiled_k;
+    if (tl) {
+        if (!plan_tiled(g->isa, g->has_bf16, g->vnni, a->type, tl, &p, err, cap) ||
+            gemm_kernels(&p.spec, p.conv_a, p.conv_b, &tiled_k, err, cap))
+            return -1;
+        j.k = &tiled_k;
+    }
     if (c->rows == 0 || c->cols == 0)
         return 0;
     if (a->cols == 0 || (is_int ? ai == 0 : af == 0.0f)) {
         scale_c(c, is_int, bf, bi);
         return 0;
     }
-    /* A column-major C is computed as C^T = B^T A^T, so the kernel's rows stay contiguous. */
-    if (c->cs != 1 && c->rs == 1 && c->cols > 1) {
+    /* A column-major C is computed as C^T = B^T A^T, so the kernel's rows stay contiguous (the
+     * engine's own plan only: a caller's tiling fixes which operand is packed how). */
+    if (!tl && c->cs != 1 && c->rs == 1 && c->cols > 1) {
         j.a = gemm_view(b->data, b->len, b->cols, b->rows, b->cs, b->rs, b->type);
         j.b = gemm_view(a->data, a->len, a->cols, a->rows, a->cs, a->rs, a->type);
         j.c = gemm_view(c->data, c->len, c->cols, c->rows, c->cs, c->rs, c->type);
     }
-    GemmPlan p = plan_for(g->isa, g->bf16_dot, g->vnni, a->type);
+    if (!tl) {
+        p = plan_for(g->isa, g->bf16_dot, g->vnni, a->type);
+        if (!(j.k = engine_kernels(g, a->type, &p, err, cap)))
+            return -1;
+    }
     j.p = &p;
-    if (!(j.k = engine_kernels(g, a->type, &p, err, cap)))
-        return -1;
     int mr = p.spec.mr, nr = p.spec.nv * p.spec.vl, kg = cg_gemm_kgroup(p.spec.kind);
     size_t ps = (size_t)cg_gemm_packed_size(p.spec.kind), kcp = (size_t)((p.kc + kg - 1) / kg * kg);
-    j.asize = round64((size_t)p.mc * kcp * ps);
-    j.bsize = round64((size_t)p.nc * kcp * ps);
-    size_t need = j.asize + j.bsize + round64((size_t)p.nc * 4);
+    /* blocks are packed in whole panels (a caller's mc need not be a multiple of mr) */
+    size_t mcp = (size_t)(p.mc + mr - 1) / (size_t)mr * (size_t)mr, ncp = (size_t)(p.nc + nr - 1) / (size_t)nr * (size_t)nr;
+    j.asize = round64(mcp * kcp * ps);
+    j.bsize = round64(ncp * kcp * ps);
+    size_t need = j.asize + j.bsize + round64(ncp * 4);
     int64_t m = (int64_t)j.c.rows, n = (int64_t)j.c.cols;
     /* small problems run on one task: waking the pool costs more than it saves */
     double flops = 2.0 * (double)m * (double)n * (double)j.a.cols;
     int tasks = flops < 8e6 ? 1 : g->threads;
-    j.split_m = m >= n;
-    /* packing A pays off over many B panels; with few, the kernel reads row-major f32 A directly */
-    j.direct_a = j.k->macro_direct && j.a.cs == 1 && (j.split_m ? n : (n + tasks - 1) / tasks) <= 4 * nr;
+    j.split_m = tl ? tl->split == 0 : m >= n;
+    /* packing A pays off over many B panels; with few, the kernel reads row-major f32 A directly
+     * (the engine's own plan only: a caller's tiling packs A into its DM layout) */
+    j.direct_a = !tl && j.k->macro_direct && j.a.cs == 1 && (j.split_m ? n : (n + tasks - 1) / tasks) <= 4 * nr;
     /* reading A directly, longer k blocks halve the passes over C (the packed blocks still fit:
      * at most 4*nr columns of B, one partial A panel) */
     j.kc = p.kc;
@@ -415,6 +492,18 @@ static int run(Gemm *g, bool is_int, float af, float bf, int32_t ai, int32_t bi,
 int gemm_f32(Gemm *g, float alpha, const GemmView *a, const GemmView *b, float beta, const GemmView *c, char *err,
              size_t cap)
 {
+    return gemm_f32_tiled(g, NULL, alpha, a, b, beta, c, err, cap);
+}
+
+int gemm_i8(Gemm *g, int32_t alpha, const GemmView *a, const GemmView *b, int32_t beta, const GemmView *c, char *err,
+            size_t cap)
+{
+    return gemm_i8_tiled(g, NULL, alpha, a, b, beta, c, err, cap);
+}
+
+int gemm_f32_tiled(Gemm *g, const GemmTiling *tiling, float alpha, const GemmView *a, const GemmView *b, float beta,
+                   const GemmView *c, char *err, size_t cap)
+{
     if (gemm_check(a, b, c, err, cap))
         return -1;
     if (a->type == GEMM_I8) {
@@ -422,13 +511,13 @@ int gemm_f32(Gemm *g, float alpha, const GemmView *a, const GemmView *b, float b
         return -1;
     }
     pthread_mutex_lock(&g->lock);
-    int r = run(g, false, alpha, beta, 0, 0, a, b, c, err, cap);
+    int r = run(g, tiling, false, alpha, beta, 0, 0, a, b, c, err, cap);
     pthread_mutex_unlock(&g->lock);
     return r;
 }
 
-int gemm_i8(Gemm *g, int32_t alpha, const GemmView *a, const GemmView *b, int32_t beta, const GemmView *c, char *err,
-            size_t cap)
+int gemm_i8_tiled(Gemm *g, const GemmTiling *tiling, int32_t alpha, const GemmView *a, const GemmView *b, int32_t beta,
+                  const GemmView *c, char *err, size_t cap)
 {
     if (gemm_check(a, b, c, err, cap))
         return -1;
@@ -438,7 +527,7 @@ int gemm_i8(Gemm *g, int32_t alpha, const GemmView *a, const GemmView *b, int32_
         return -1;
     }
     pthread_mutex_lock(&g->lock);
-    int r = run(g, true, 0.0f, 0.0f, alpha, beta, a, b, c, err, cap);
+    int r = run(g, tiling, true, 0.0f, 0.0f, alpha, beta, a, b, c, err, cap);
     pthread_mutex_unlock(&g->lock);
     return r;
 }

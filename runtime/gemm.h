@@ -102,6 +102,24 @@ int gemm_f32(Gemm *g, float alpha, const GemmView *a, const GemmView *b, float b
 int gemm_i8(Gemm *g, int32_t alpha, const GemmView *a, const GemmView *b, int32_t beta, const GemmView *c, char *err,
             size_t cap);
 
+/* A caller's plan (a declared kernel's, see KernelDecl): the micro-tile and k group the packed
+ * panels have, the cache blocks (tile sizes), the block-loop order and the split over threads. */
+typedef struct GemmTiling {
+    int mr, nr;             /* A panels of mr rows; B panels of nr columns (a multiple of the vector lanes) */
+    int kgroup;             /* k values per packed group: 1; 2 for bf16 (vdpbf16ps); 4 for i8 (vpdpbusd) */
+    int64_t mc, nc, kc;     /* block sizes along M, N and K */
+    int order[3];           /* block loops, outermost first: 0 M, 1 N, 2 K */
+    int split;              /* 0: threads own blocks of rows of C; 1: blocks of columns */
+} GemmTiling;
+
+/* gemm_f32 / gemm_i8 with the caller's tiling instead of the engine's (NULL: the engine's). Errors
+ * add "a 16x64 micro-tile does not fit the avx2 kernels (8-lane vectors, 16 registers)", "bf16 panels
+ * with K groups of 2 need vdpbf16ps, which the host CPU lacks (avx512_bf16)" and the like. */
+int gemm_f32_tiled(Gemm *g, const GemmTiling *tiling, float alpha, const GemmView *a, const GemmView *b, float beta,
+                   const GemmView *c, char *err, size_t cap);
+int gemm_i8_tiled(Gemm *g, const GemmTiling *tiling, int32_t alpha, const GemmView *a, const GemmView *b, int32_t beta,
+                  const GemmView *c, char *err, size_t cap);
+
 /* Compiles (or finds in the cache) every kernel the engine may use for type t, so a later call does
  * not pay for the JIT. 0 or -1 with err set. */
 int gemm_prepare(Gemm *g, GemmType t, char *err, size_t cap);

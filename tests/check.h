@@ -3,8 +3,10 @@
 #ifndef MAPC_TESTS_CHECK_H
 #define MAPC_TESTS_CHECK_H
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 static int passed, failed;
 static uint64_t check_seed; /* printed with every failure, so a run can be repeated */
@@ -40,5 +42,16 @@ static inline uint64_t rng(void)
     return z ^ (z >> 31);
 }
 static inline uint64_t below(uint64_t n) { return rng() % n; }
+
+/* Appends printf-style text to the NUL-terminated string buf of capacity size (truncating). */
+static void cat(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4), unused));
+static void cat(char *buf, size_t size, const char *fmt, ...)
+{
+    size_t n = strlen(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + n, n < size ? size - n : 0, fmt, ap);
+    va_end(ap);
+}
 
 #endif

@@ -7,16 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Appends to a growing string. */
-static void cat(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void cat(char *buf, size_t size, const char *fmt, ...)
-{
-    size_t n = strlen(buf);
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + n, size - n, fmt, ap);
-    va_end(ap);
-}
 
 /* A random complete layout of the named axes: each axis split into digits (X / s % m), the digits
  * shuffled, some padded (all kinds), some groups padded; every index is held exactly once. */

@@ -1,0 +1,44 @@
+/* rt_gemm.h — running a declared GEMM kernel (KernelDecl, SPEC §6) over HBM tensors in any layout. */
+#ifndef MAPC_RT_GEMM_H
+#define MAPC_RT_GEMM_H
+
+#include "gemm.h"
+#include "rt.h"
+
+/*
+ * How a kernel reaches an operand. A layout whose live cells sit at i*rs + j*cs + base of the
+ * tensor's buffer (row-major, column-major, a leading dimension, a transpose; decided by the
+ * equivalence procedure against the strided mapping) is read and written in place: its tiles go
+ * from HBM straight into their DM panel layouts through the JIT-compiled packing routines. Any
+ * other layout (blocked, tiled, padded, split over chips) is staged: a JIT-compiled relayout kernel
+ * (rt_dma) moves it into a row-major HBM tensor before the product (and C back after it).
+ */
+typedef struct RtGemmAccess {
+    bool strided;           /* in place; else staged through a row-major HBM tensor */
+    int64_t rs, cs;         /* element (i, j) at base + i*rs + j*cs (of the staging tensor when staged) */
+    uint64_t base;
+} RtGemmAccess;
+
+typedef struct RtGemm RtGemm;
+
+/* Prepares kernel k of rt's program over the tensors a, b and c (which must hold the kernel's
+ * operands: the same element types and axes as its declarations, e.g. from rt_tensor_declared):
+ * decides each operand's access, creates staging tensors, starts a GEMM engine with rt's thread
+ * count and compiles the kernels (so the first run does not pay for the JIT). NULL with rt_error
+ * set on failure. The tensors must outlive the result. */
+RtGemm *rt_gemm_new(RtContext *rt, const KernelDecl *k, RtTensor *a, RtTensor *b, RtTensor *c);
+void rt_gemm_free(RtGemm *g);
+
+/* C <- alpha*A*B + beta*C (alpha and beta are rounded to float, or must be integers for i8 kernels).
+ * Staged operands are moved in (C only if beta != 0) and C out. 0, or -1 with rt_error set. Results
+ * are bit-identical between runs with the same thread count. */
+int rt_gemm_run(RtGemm *g, double alpha, double beta);
+
+/* The access of operand 0 (A), 1 (B) or 2 (C); the tiling the engine runs; its ISA name. */
+const RtGemmAccess *rt_gemm_access(const RtGemm *g, int operand);
+const GemmTiling *rt_gemm_tiling(const RtGemm *g);
+const char *rt_gemm_isa_name(const RtGemm *g);
+/* Seconds the last rt_gemm_run spent moving staged operands (0 when every operand is in place). */
+double rt_gemm_stage_seconds(const RtGemm *g);
+
+#endif
