@@ -252,6 +252,9 @@ struct Gemm {
     void **buf;             /* per thread: A block, B block and column sums */
     size_t *bufsize;
     GemmKernels k[GEMM_I32 + 1]; /* the kernels per input type, once looked up */
+    GemmPlan tiled_plan;    /* the last caller's tiling and its kernels (valid when tiled_k.macro is set):
+                             * a declared kernel runs the same tiling call after call */
+    GemmKernels tiled_k;
 };
 
 const char *gemm_isa_name(GemmIsa isa)
@@ -426,10 +429,18 @@ static int run(Gemm *g, const GemmTiling *tl, bool is_int, float af, float bf, i
     GemmPlan p;
     GemmKernels tiled_k;
     if (tl) {
-        if (!plan_tiled(g->isa, g->has_bf16, g->vnni, a->type, tl, &p, err, cap) ||
-            gemm_kernels(&p.spec, p.conv_a, p.conv_b, &tiled_k, err, cap))
+        if (!plan_tiled(g->isa, g->has_bf16, g->vnni, a->type, tl, &p, err, cap))
             return -1;
-        j.k = &tiled_k;
+        /* the process-wide cache compares CPU signatures under a lock: keep the last tiling's kernels */
+        if (!g->tiled_k.macro || !same_spec(&p.spec, &g->tiled_plan.spec) || p.conv_a != g->tiled_plan.conv_a ||
+            p.conv_b != g->tiled_plan.conv_b) {
+            g->tiled_k = (GemmKernels){0};
+            if (gemm_kernels(&p.spec, p.conv_a, p.conv_b, &tiled_k, err, cap))
+                return -1;
+            g->tiled_plan = p;
+            g->tiled_k = tiled_k;
+        }
+        j.k = &g->tiled_k;
     }
     if (c->rows == 0 || c->cols == 0)
         return 0;
