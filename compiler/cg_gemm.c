@@ -47,13 +47,19 @@ int cg_gemm_packed_size(CgGemmKind kind)
     return kind == CG_GEMM_BF16DP ? 2 : kind == CG_GEMM_I8VNNI ? 1 : 4;
 }
 
-static char *gen_err(const char *msg)
+/* Verifies mod after generating `what` into it: true, or false with *err (malloc'ed) saying why. */
+static bool verified(LLVMModuleRef mod, const char *what, char **err)
 {
-    size_t n = strlen(msg) + 1;
-    char *r = malloc(n);
-    if (r)
-        memcpy(r, msg, n);
-    return r;
+    char *msg = NULL;
+    bool bad = LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg);
+    if (bad) {
+        size_t n = strlen(msg) + strlen(what) + 32;
+        *err = malloc(n);
+        if (*err)
+            snprintf(*err, n, "the GEMM %s does not verify: %s", what, msg);
+    }
+    LLVMDisposeMessage(msg);
+    return !bad;
 }
 
 static LLVMValueRef ci64(Gen *g, int64_t v) { return LLVMConstInt(g->i64, (unsigned long long)v, 1); }
@@ -188,7 +194,7 @@ static bool setup(Gen *g, char **err)
     else if (s->kind == CG_GEMM_I8VNNI)
         g->op = s->vl == 16 ? intrinsic(g, "llvm.x86.avx512.vpdpbusd.512", NULL, 0, &g->op_ty) : NULL;
     if (s->kind != CG_GEMM_I32 && !g->op) {
-        *err = gen_err("no multiply-add intrinsic for this kernel kind and vector length");
+        *err = strdup("no multiply-add intrinsic for this kernel kind and vector length");
         return false;
     }
     if (fl) {
@@ -202,11 +208,11 @@ bool cg_gemm_macro(LLVMModuleRef mod, const CgGemmSpec *s, const char *name, boo
 {
     *err = NULL;
     if (direct_a && s->kind != CG_GEMM_F32) {
-        *err = gen_err("a direct A operand needs the f32 kernel");
+        *err = strdup("a direct A operand needs the f32 kernel");
         return false;
     }
     if (s->mr < 1 || s->nv < 1 || s->vl < 1 || s->mr * s->nv > MAX_ACC || s->nv > 8 || s->vl > 64) {
-        *err = gen_err("invalid micro-tile");
+        *err = strdup("invalid micro-tile");
         return false;
     }
     Gen gen = {.s = s, .ctx = LLVMGetModuleContext(mod), .mod = mod};
@@ -416,17 +422,7 @@ bool cg_gemm_macro(LLVMModuleRef mod, const CgGemmSpec *s, const char *name, boo
     LLVMBuildRetVoid(g->b);
     LLVMDisposeBuilder(g->b);
 
-    char *msg = NULL;
-    if (LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg)) {
-        size_t n = strlen(msg) + 64;
-        *err = malloc(n);
-        if (*err)
-            snprintf(*err, n, "the GEMM kernel does not verify: %s", msg);
-        LLVMDisposeMessage(msg);
-        return false;
-    }
-    LLVMDisposeMessage(msg);
-    return true;
+    return verified(mod, "kernel", err);
 }
 
 /* ---- packing routines ---- */
@@ -510,7 +506,7 @@ bool cg_gemm_pack(LLVMModuleRef mod, CgPackConv conv, int w, int kg, const char 
 {
     *err = NULL;
     if (w < 1 || w > 64 || (kg != 1 && kg != 2 && kg != 4) || w * kg > 512) {
-        *err = gen_err("invalid packing panel");
+        *err = strdup("invalid packing panel");
         return false;
     }
     CgGemmSpec dummy = {.kind = CG_GEMM_I32, .mr = 1, .nv = 1, .vl = 1};
@@ -647,17 +643,7 @@ bool cg_gemm_pack(LLVMModuleRef mod, CgPackConv conv, int w, int kg, const char 
     loop_end(g, &lp);
     LLVMBuildRetVoid(g->b);
     LLVMDisposeBuilder(g->b);
-    char *msg = NULL;
-    if (LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg)) {
-        size_t n = strlen(msg) + 64;
-        *err = malloc(n);
-        if (*err)
-            snprintf(*err, n, "the GEMM packing routine does not verify: %s", msg);
-        LLVMDisposeMessage(msg);
-        return false;
-    }
-    LLVMDisposeMessage(msg);
-    return true;
+    return verified(mod, "packing routine", err);
 }
 
 /* ---- the loop nest ---- */
@@ -681,7 +667,7 @@ bool cg_gemm_blocks(LLVMModuleRef mod, const CgGemmSpec *s, const char *name, co
     LLVMValueRef fpb = LLVMGetNamedFunction(mod, pack_b);
     LLVMValueRef fdirect = macro_direct ? LLVMGetNamedFunction(mod, macro_direct) : NULL;
     if (!fmacro || !fpa || !fpb || (macro_direct && !fdirect)) {
-        *err = gen_err("the loop nest needs the macro-kernel and packing routines in its module");
+        *err = strdup("the loop nest needs the macro-kernel and packing routines in its module");
         return false;
     }
     Gen gen = {.s = s, .ctx = LLVMGetModuleContext(mod), .mod = mod};
@@ -722,7 +708,7 @@ bool cg_gemm_blocks(LLVMModuleRef mod, const CgGemmSpec *s, const char *name, co
     static const int default_order[3] = {CG_DIM_N, CG_DIM_K, CG_DIM_M};
     const int *order = cg_gemm_order_valid(s->order) ? s->order : default_order;
     if (fdirect && order[2] != CG_DIM_M) {
-        *err = gen_err("reading A unpacked needs the M block loop innermost");
+        *err = strdup("reading A unpacked needs the M block loop innermost");
         LLVMDisposeBuilder(g->b);
         return false;
     }
@@ -820,15 +806,5 @@ bool cg_gemm_blocks(LLVMModuleRef mod, const CgGemmSpec *s, const char *name, co
         loop_end(g, &loops[d]);
     LLVMBuildRetVoid(g->b);
     LLVMDisposeBuilder(g->b);
-    char *msg = NULL;
-    if (LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg)) {
-        size_t n = strlen(msg) + 64;
-        *err = malloc(n);
-        if (*err)
-            snprintf(*err, n, "the GEMM loop nest does not verify: %s", msg);
-        LLVMDisposeMessage(msg);
-        return false;
-    }
-    LLVMDisposeMessage(msg);
-    return true;
+    return verified(mod, "loop nest", err);
 }

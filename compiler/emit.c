@@ -6,15 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *r = malloc(n);
-    if (r)
-        memcpy(r, s, n);
-    return r;
-}
-
 static void init_native(void)
 {
     LLVMInitializeNativeTarget();
@@ -29,7 +20,7 @@ LLVMTargetMachineRef cg_target_machine(const CgOptions *opt, bool jit, char **er
     LLVMTargetRef target;
     char *msg = NULL;
     if (LLVMGetTargetFromTriple(triple, &target, &msg)) {
-        *err = dup_str(msg ? msg : "unknown target");
+        *err = strdup(msg ? msg : "unknown target");
         LLVMDisposeMessage(msg);
         LLVMDisposeMessage(triple);
         return NULL;
@@ -57,7 +48,7 @@ LLVMTargetMachineRef cg_target_machine(const CgOptions *opt, bool jit, char **er
                                                       LLVMRelocPIC,
                                                       jit ? LLVMCodeModelJITDefault : LLVMCodeModelDefault);
     if (!tm)
-        *err = dup_str("cannot create a target machine");
+        *err = strdup("cannot create a target machine");
     LLVMDisposeMessage(triple);
     if (host_cpu)
         LLVMDisposeMessage(host_cpu);
@@ -83,7 +74,7 @@ bool cg_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, char
     LLVMDisposePassBuilderOptions(po);
     if (e) {
         char *m = LLVMGetErrorMessage(e); /* consumes e */
-        *err = dup_str(m);
+        *err = strdup(m);
         LLVMDisposeErrorMessage(m);
         return false;
     }

@@ -1,10 +1,9 @@
-/* gemm_codegen.h — LLVM generation of GEMM code (micro/macro-kernels, packing, the loop nest) and a module JIT. */
+/* gemm_codegen.h — LLVM generation of GEMM code: micro/macro-kernels, packing, the loop nest (loaded with
+ * jit_module_new of codegen.h). */
 #ifndef MAPC_GEMM_CODEGEN_H
 #define MAPC_GEMM_CODEGEN_H
 
 #include <llvm-c/Core.h>
-#include <llvm-c/Orc.h>
-#include <llvm-c/TargetMachine.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -112,17 +111,5 @@ typedef struct CgGemmBlocks {
  * ea and eb are the source element sizes of A and B in bytes. False with *err. */
 bool cg_gemm_blocks(LLVMModuleRef mod, const CgGemmSpec *spec, const char *name, const char *macro,
                     const char *macro_direct, const char *pack_a, const char *pack_b, int ea, int eb, char **err);
-
-/* ---- jit_module.c: loading a raw module into its own ORC LLJIT ---- */
-
-typedef struct JitModule JitModule;
-/* Optimizes mod for tm (cg_optimize at opt_level) and loads it into a new LLJIT. Takes mod (its
- * context must be tsc's), tm, and the caller's reference to tsc, even on failure. NULL with *err
- * (malloc'ed) on failure. Lookups on the result are thread-safe. */
-JitModule *jit_module_new(LLVMOrcThreadSafeContextRef tsc, LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level,
-                          char **err);
-/* The address of a symbol of the module (compiled on first lookup), or NULL. */
-void *jit_module_lookup(JitModule *j, const char *symbol);
-void jit_module_free(JitModule *j);
 
 #endif
