@@ -1,5 +1,5 @@
 /* lexer.re — the re2c lexer of .map files: tokens, comments, numbers, and lexical diagnostics. */
-#include "front.h"
+#include "front/front_impl.h"
 #include "parser.h"
 
 #include <string.h>

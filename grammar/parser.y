@@ -9,7 +9,7 @@
 %include {
 #include <assert.h>
 #include <stdlib.h>
-#include "front.h"
+#include "front/front_impl.h"
 }
 
 %syntax_error {

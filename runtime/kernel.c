@@ -1,8 +1,9 @@
 /* kernel.c — JIT-compiled relayout kernels for moves, made on first use and cached by the printed
  * form of (element type, destination mapping, source mapping), so equal tiles share one kernel. */
-#include "rt_internal.h"
+#include "codegen/codegen.h"
+#include "rt_impl.h"
 
-#include "codegen.h"
+#include <stdint.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,8 @@ static char *kernel_key(const Prog *p, const Map *dst, const Map *src, ElemType 
     return k;
 }
 
-/* Compiles the copy kernel dst <- src into its own JIT; NULL with rt_error set. */
+/* Compiles the copy kernel dst <- src into its own JIT; NULL with rt_error set (out of memory), else an
+ * entry whose fn is NULL when the kernel cannot be compiled (rt_error says why). */
 static RtKernel *compile(RtContext *rt, const Map *dst, const Map *src, ElemType elem, char *key)
 {
     RtKernel *k = calloc(1, sizeof *k);
@@ -44,34 +46,14 @@ static RtKernel *compile(RtContext *rt, const Map *dst, const Map *src, ElemType
     Arena scratch = {0};
     Diags d;
     diags_init(&d, &scratch);
-    CgOptions opt = {.prefix = "", .opt_level = 2};
-    char *err = NULL;
     Copy c = {.name = "mapc_move", .src = src, .dst = dst, .elem = elem};
-    LLVMTargetMachineRef tm = cg_target_machine(&opt, true, &err); /* owned until jit_module_new */
-    if (!tm) {
-        rt_fail(rt, "cannot target the host: %s", err ? err : "?");
-        free(err);
-        goto out;
-    }
-    LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext(); /* our reference: to jit_module_new */
-    LLVMModuleRef mod = cg_copy_module(rt->prog, LLVMOrcThreadSafeContextGetContext(tsc), &c, &opt, &d);
-    if (!mod) {
+    k->jit = jit_copy_kernel(rt->prog, &c, 2, &d);
+    if (!k->jit)
         rt_fail(rt, "cannot compile the move: %s", d.head ? d.head->msg : "?");
-        LLVMOrcDisposeThreadSafeContext(tsc);
-        LLVMDisposeTargetMachine(tm);
-        goto out;
-    }
-    k->jit = jit_module_new(tsc, mod, tm, opt.opt_level, &err); /* takes tsc, mod, tm */
-    if (!k->jit) {
-        rt_fail(rt, "cannot load the move: %s", err ? err : "?");
-        free(err);
-        goto out;
-    }
-    k->fn = (RtCopyFn)(uintptr_t)jit_module_lookup(k->jit, "mapc_move");
-    rt->stats.kernels_compiled++;
-    if (!k->fn)
+    else if (!(k->fn = (RtCopyFn)(uintptr_t)jit_module_lookup(k->jit, "mapc_move")))
         rt_fail(rt, "the compiled move has no entry point");
-out:
+    else
+        rt->stats.kernels_compiled++;
     arena_free(&scratch);
     return k;
 }

@@ -1,5 +1,5 @@
 /* move.c — executing moves: host transfers and DMA between views, run by plans on the thread pool. */
-#include "rt_internal.h"
+#include "rt_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -181,7 +181,7 @@ static int dma_jit(RtContext *rt, const RtView *dst, const RtView *src, size_t e
 {
     const Map *dm = dst->map, *sm = src->map;
     Parts p = {.nparts = 1, .ntasks = 1};
-    if (!sema_copy_covered(rt->prog, sm, dm))
+    if (!cover_proved(rt->prog, sm, dm))
         return 1;
     if (rt->threads > 1 && dm->kind == MAP_PAIR && dm->l->size > 1 &&
         (dm->l->kind == MAP_SYM || dm->l->kind == MAP_STRIDE || dm->l->kind == MAP_MOD)) {
@@ -189,7 +189,7 @@ static int dma_jit(RtContext *rt, const RtView *dst, const RtView *src, size_t e
         memcpy(saved, rt->error, sizeof saved);
         uint64_t bufstride;
         const Map *part = rt_tile_map(rt, sm, dm->l, 1, PAD_TOP, &bufstride);
-        if (part && sema_copy_covered(rt->prog, part, dm->r)) {
+        if (part && cover_proved(rt->prog, part, dm->r)) {
             p.nparts = (int)(dm->l->size < 1u << 30 ? dm->l->size : 1u << 30);
             p.dstep = dm->r->size * es;
             p.sstep = bufstride * es;

@@ -1,6 +1,6 @@
 /* plan.c — move plans: which source element every destination cell of a relayout receives, found with
  * the reference interpreter and compressed into runs of consecutive positions. */
-#include "rt_internal.h"
+#include "rt_impl.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,7 @@
 /* pool.c — a fixed thread pool: the caller and threads-1 workers share the tasks of one run. */
-#include "rt_internal.h"
+#include "pool.h"
+
+#include <stdbool.h>
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -3,8 +3,9 @@
 #ifndef MAPC_RT_H
 #define MAPC_RT_H
 
-#include "ast.h"
-#include "eval.h"
+#include "algebra/algebra.h"
+#include "core/ast.h"
+#include "eval/eval.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -29,7 +30,11 @@ RtContext *rt_new(Prog *prog, const RtConfig *cfg);
 void rt_free(RtContext *rt);
 /* The message of the last failed call on rt (owned by rt, valid until the next call). */
 const char *rt_error(const RtContext *rt);
+/* Sets the message rt_error reports (printf-style) and returns -1: for the layers built on the runtime. */
+int rt_fail(RtContext *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int rt_threads(const RtContext *rt);
+/* The program the context was made over. */
+Prog *rt_prog(const RtContext *rt);
 
 /* ---- Tensors ---- */
 

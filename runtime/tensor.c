@@ -1,6 +1,6 @@
-/* tensor.c — the runtime context and tensors: creation under the capacities of SPEC §5, and buffers. */
-#include "algebra.h"
-#include "rt_internal.h"
+/* tensor.c — tensors: creation under the rules and capacities of SPEC §5, buffers, the logical axes, views. */
+#include "algebra/algebra.h"
+#include "rt_impl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,51 +8,6 @@
 #include <unistd.h>
 
 #define U(x) ((unsigned long long)(x))
-
-RtConfig rt_default_config(void) { return (RtConfig){.limits = tensor_default_limits(), .threads = 0}; }
-
-int rt_fail(RtContext *rt, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(rt->error, sizeof rt->error, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-RtContext *rt_new(Prog *prog, const RtConfig *cfg)
-{
-    RtContext *rt = calloc(1, sizeof *rt);
-    if (!rt)
-        return NULL;
-    rt->prog = prog;
-    rt->cfg = cfg ? *cfg : rt_default_config();
-    rt->threads = rt->cfg.threads > 0 ? rt->cfg.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    if (rt->threads < 1)
-        rt->threads = 1;
-    rt->pool = rt_pool_new(rt->threads);
-    rt->ev = eqv_evaluator_new(prog);
-    if (!rt->pool || !rt->ev) {
-        rt_free(rt);
-        return NULL;
-    }
-    return rt;
-}
-
-void rt_free(RtContext *rt)
-{
-    if (!rt)
-        return;
-    rt_pool_free(rt->pool);
-    eqv_evaluator_free(rt->ev);
-    rt_plans_free(rt->plans);
-    rt_kernels_free(rt->kernels);
-    free(rt);
-}
-
-const char *rt_error(const RtContext *rt) { return rt->error; }
-
-int rt_threads(const RtContext *rt) { return rt->threads; }
 
 RtTensor *rt_tensor_new(RtContext *rt, MemKind mem, ElemType elem, const Map *const *maps, int nmaps)
 {

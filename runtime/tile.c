@@ -1,5 +1,5 @@
 /* tile.c — tile views (SPEC §5): LEN consecutive values of a digit of a view's mapping, as a new view. */
-#include "rt_internal.h"
+#include "rt_impl.h"
 
 #include <stdlib.h>
 #include <string.h>

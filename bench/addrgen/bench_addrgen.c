@@ -1,7 +1,9 @@
 /* bench_addrgen.c — address generation: positions/s of JIT E_cell and of the E_each enumeration loop,
  * against the reference interpreter and hand-written C, for row-major, transposed, blocked and padded
  * layouts. One command; prints medians of several runs and the ratios measured in the same run. */
-#include "codegen.h"
+#include "codegen/codegen.h"
+#include "eval/eval.h"
+#include "front/front.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* bench_dma.c — GB/s of HBM->DM and DM->HBM moves for common layout pairs, 1 and 2 threads, beside memcpy
  * of the same bytes in the same run. Usage: bench-dma [REPS]. */
 #include "rt.h"
+#include "front/front.h"
 
 #include <stdio.h>
 #include <stdlib.h>

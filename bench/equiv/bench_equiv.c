@@ -5,9 +5,10 @@
  * Pairs: a generated mapping E with a rewrite through SPEC §4 identities (equivalent) and with
  * a mutant (usually not), as in tests/equiv. Large rows put E between large parts over extra
  * axes (2^32..2^60 positions). Times are CPU times of this process. */
-#include "algebra.h"
+#include "algebra/algebra.h"
 #include "eqgen.h"
 #include "mapgen.h"
+#include "front/front.h"
 
 #include <inttypes.h>
 #include <stdio.h>

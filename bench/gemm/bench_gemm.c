@@ -1,6 +1,7 @@
 /* bench_gemm.c — GEMM GFLOP/s of mapc's JIT engine against OpenBLAS, BLIS and oneDNN, measured in one run. */
-#include "gemm.h"
-#include "rt_gemm.h"
+#include "gemm/gemm.h"
+#include "gemm/rt_gemm.h"
+#include "front/front.h"
 
 #include <dnnl.h>
 #include <math.h>

@@ -1,6 +1,7 @@
 /* bench_relayout.c — relayout kernels on 256 MiB f32 tensors against memcpy of the same bytes:
  * identity, transpose, blocked and padded rows. One command; medians and ratios from the same run. */
-#include "codegen.h"
+#include "codegen/codegen.h"
+#include "front/front.h"
 
 #include <stdbool.h>
 #include <stdio.h>

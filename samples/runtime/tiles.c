@@ -1,6 +1,7 @@
 /* tiles.c — the runtime from C: HBM tensors declared in tiles.map, tiled into DM, moved both ways by DMA,
  * read back and compared with what was written. Usage: tiles [FILE.map]. */
 #include "rt.h"
+#include "front/front.h"
 
 #include <stdio.h>
 #include <stdlib.h>

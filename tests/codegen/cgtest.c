@@ -1,5 +1,6 @@
 /* cgtest.c — checks generated cell/offset/each functions against the reference interpreter. */
 #include "cgtest.h"
+#include "eval/eval.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,8 @@
 #ifndef MAPC_CGTEST_H
 #define MAPC_CGTEST_H
 
-#include "eval.h"
+#include "eval/eval.h"
+#include "front/front.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,8 +1,10 @@
 /* test_copy.c — relayout kernels against an interpreted copy, element by element, for every element
  * type: live cells get the source element of the same index, pad(zero) gets 0, every other cell
  * keeps the poison written before the call. */
-#include "codegen.h"
+#include "codegen/codegen.h"
 #include "mapgen.h"
+#include "eval/eval.h"
+#include "front/front.h"
 
 #include <stdio.h>
 #include <stdlib.h>

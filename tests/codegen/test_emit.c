@@ -2,6 +2,8 @@
  * into this program: every type's functions and every copy kernel agree with the interpreter. */
 #include "cgtest.h"
 #include "emit_cases.h"
+#include "eval/eval.h"
+#include "front/front.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,9 +1,10 @@
 /* test_jit.c — JIT-compiled E_cell / E_offset / E_each agree with the interpreter on a generated corpus
  * (every position of every mapping: all padding kinds, overflow, composite bases). */
-#include "algebra.h"
+#include "algebra/algebra.h"
 #include "cgtest.h"
-#include "codegen.h"
+#include "codegen/codegen.h"
 #include "mapgen.h"
+#include "front/front.h"
 
 #include <stdlib.h>
 #include <string.h>

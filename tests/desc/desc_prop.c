@@ -2,8 +2,10 @@
  * cells agree with the direct offset formula everywhere, the generated inverse (E_offset) and the
  * interpreter's element_offset agree with it, and recognition round-trips.
  * usage: desc_prop [SEED [COUNT]] */
-#include "codegen.h"
-#include "desc.h"
+#include "codegen/codegen.h"
+#include "desc/desc.h"
+#include "eval/eval.h"
+#include "front/front.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,8 @@
 #ifndef MAPC_EQGEN_H
 #define MAPC_EQGEN_H
 
-#include "ast.h"
+#include "core/ast.h"
+#include "front/front.h"
 #include "mapgen.h"
 
 /* Prints e as m![...] source with every sub-mapping bracketed (malloc'ed). */

@@ -6,9 +6,10 @@
  * that reruns it alone. MODE "isl" decides with the fast paths off (the symbolic procedure
  * alone), "fast" with them on, "all" both; a "-small" suffix ("isl-small", ...) draws small mappings
  * (depth <= 3, |E| <= 64, one helper type) instead of the generator's defaults. Two pairs per mapping: (E, rewrite) and (E, mutant). */
-#include "algebra.h"
+#include "algebra/algebra.h"
 #include "eqgen.h"
 #include "mapgen.h"
+#include "front/front.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -9,9 +9,10 @@
  * equivalent by construction) on both sides, and position 0 of any mapping is {} (no padding,
  * no overflow). Hence [X1, E, X2] ≡ [X1', E', X2'] iff E ≡ E', and otherwise the smallest
  * difference is e·|X2| where e is E's smallest difference, with E's two cells there. */
-#include "algebra.h"
+#include "algebra/algebra.h"
 #include "eqgen.h"
 #include "mapgen.h"
+#include "front/front.h"
 
 #include <inttypes.h>
 #include <stdio.h>

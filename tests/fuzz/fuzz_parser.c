@@ -5,8 +5,9 @@
  * its positions are evaluated with a small composite-base budget, and every diagnostic is
  * formatted. Everything is freed, so LeakSanitizer sees any leak. A crash, a sanitizer report,
  * a leak, or a printed mapping that does not parse back is a finding. */
-#include "ast.h"
-#include "eval.h"
+#include "core/ast.h"
+#include "front/front.h"
+#include "eval/eval.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,12 +1,7 @@
 /* test_gemm.c — the strided-view GEMM against a double-precision reference: every type, layout, ISA path,
  * 1 and 2 threads, edge shapes, the validation messages word for word, and run-to-run bit identity. */
 #include "../check.h"
-#include "codegen.h"
-#include "gemm.h"
-#include "gemm_codegen.h"
-#include "gemm_internal.h"
-
-#include <llvm-c/Orc.h>
+#include "gemm/gemm_impl.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -170,43 +165,19 @@ static void test_packing(void)
 {
     static const int ws[] = {4, 6, 12, 16, 32};
     enum { NW = sizeof ws / sizeof *ws, NCONV = CG_PACK_I8_I32 + 1 };
-    char *msg = NULL;
-    LLVMTargetMachineRef tm = cg_target_machine(&(CgOptions){.opt_level = 2}, true, &msg); /* to the JIT */
-    CHECK(tm != NULL, "target machine: %s", msg ? msg : "?");
-    if (!tm)
-        return;
-    LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext(); /* to the JIT */
-    LLVMModuleRef mod = LLVMModuleCreateWithNameInContext("packs", LLVMOrcThreadSafeContextGetContext(tsc));
-    char name[64];
-    bool ok = true;
-    for (int c = 0; c < NCONV && ok; c++)
-        for (int wi = 0; wi < NW && ok; wi++)
-            for (int g = 1; g <= 4 && ok; g *= 2) {
-                snprintf(name, sizeof name, "pack_%d_%d_%d", c, ws[wi], g);
-                ok = cg_gemm_pack(mod, (CgPackConv)c, ws[wi], g, name, &msg);
-            }
-    CHECK(ok, "cg_gemm_pack: %s", msg ? msg : "?");
-    free(msg);
-    msg = NULL;
-    JitModule *jm = ok ? jit_module_new(tsc, mod, tm, 2, &msg) : NULL;
-    if (!ok) {
-        LLVMDisposeModule(mod);
-        LLVMOrcDisposeThreadSafeContext(tsc);
-        LLVMDisposeTargetMachine(tm);
-    }
-    CHECK(jm != NULL || !ok, "jit_module_new: %s", msg ? msg : "?");
-    free(msg);
-    if (!jm)
-        return;
     int bad = 0, runs = 0;
     for (int c = 0; c < NCONV; c++)
         for (int wi = 0; wi < NW; wi++)
             for (int g = 1; g <= 4; g *= 2) {
-                snprintf(name, sizeof name, "pack_%d_%d_%d", c, ws[wi], g);
-                GemmPackFn fn = (GemmPackFn)jit_module_lookup(jm, name);
-                CHECK(fn != NULL, "lookup %s", name);
-                if (!fn)
+                char *msg = NULL;
+                JitModule *jm = cg_gemm_jit_pack((CgPackConv)c, ws[wi], g, &msg);
+                GemmPackFn fn = jm ? (GemmPackFn)jit_module_lookup(jm, "gemm_pack") : NULL;
+                CHECK(fn != NULL, "cg_gemm_jit_pack(%d, %d, %d): %s", c, ws[wi], g, msg ? msg : "no symbol");
+                free(msg);
+                if (!fn) {
+                    jit_module_free(jm);
                     continue;
+                }
                 int w = ws[wi];
                 size_t ss = c == CG_PACK_F32 ? 4 : c >= CG_PACK_I8_U8 ? 1 : 2;
                 size_t ds = c <= CG_PACK_F16_F32 || c == CG_PACK_I8_I32 ? 4 : c == CG_PACK_BF16 ? 2 : 1;
@@ -249,9 +220,9 @@ static void test_packing(void)
                     free(want);
                     free(got);
                 }
+                jit_module_free(jm);
             }
     CHECK(bad == 0, "%d of %d JIT packings differ from the reference", bad, runs);
-    jit_module_free(jm);
 }
 
 /* ---- numeric cases ---- */

@@ -19,7 +19,8 @@
  * of rt_gemm_new and rt_gemm_run. Usage: test_kernel [CASES [SEED]] (default 300 cases).
  */
 #include "../check.h"
-#include "rt_gemm.h"
+#include "gemm/rt_gemm.h"
+#include "front/front.h"
 
 #include <math.h>
 #include <stdarg.h>

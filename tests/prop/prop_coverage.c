@@ -2,7 +2,8 @@
  * reproducible, sizes as promised, and every construct it claims actually appears.
  *
  * Usage: prop_coverage [SEED [COUNT]]   (defaults 1, 2000) */
-#include "ast.h"
+#include "core/ast.h"
+#include "front/front.h"
 #include "mapgen.h"
 
 #include <inttypes.h>

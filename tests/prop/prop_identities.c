@@ -4,8 +4,9 @@
  * Usage: prop_identities [SEED [COUNT [FIRST]]]   (defaults 1, 10000, 0)
  * Mapping i (FIRST <= i < FIRST + COUNT) comes from its own generator seeded with
  * mix(SEED, i), so one failing mapping reruns alone with COUNT 1 and FIRST i. */
-#include "ast.h"
-#include "eval.h"
+#include "core/ast.h"
+#include "front/front.h"
+#include "eval/eval.h"
 #include "mapgen.h"
 
 #include <inttypes.h>

@@ -2,6 +2,7 @@
  * layouts for every element type, padding semantics, tile views (SPEC §5 and the seed), and errors. */
 #include "../check.h"
 #include "rt.h"
+#include "front/front.h"
 
 #include <stdio.h>
 #include <stdlib.h>

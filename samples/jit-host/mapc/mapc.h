@@ -1,1 +1,1 @@
-../../../compiler/mapc.h
+../../../compiler/api/mapc.h

@@ -1,0 +1,375 @@
+/* cg_enum.c — the enumeration loop: every position of a mapping in order, as nested loops over
+ * its digits (no division per element), with the cell finalized in the innermost body. */
+#include "cg_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Loop bodies generated at most; past it the enumeration is one loop calling the cell function
+ * (correct, with a division per element), to keep code size bounded. */
+enum { CG_MAX_BODIES = 64 };
+
+/* A pending part of the position: a node iterated over its first n positions, or held at the
+ * fixed position q; w is its position weight; t0/k0 its first term / padding in pre-order. */
+typedef struct Item {
+    const Map *m;
+    uint64_t n, q, w;
+    bool fixed;
+    int t0, k0;
+} Item;
+
+typedef struct Enum {
+    Cg *cg;
+    const CgPlan *pl;
+    CgBodyFn body;
+    void *user;
+    bool dry;
+    int bodies;
+    const uint64_t *step;       /* per term: loop stride in values (NULL: 1) */
+    bool step_bad;              /* a stepped term is fixed or truncated somewhere */
+    const CgHoist *hoist;       /* optional loop blocking (see CgHoist) */
+    LLVMValueRef hoist_base;    /* the block's first value of the inner term, while open */
+    const CgHoist *inner_blocked; /* set while inside the block loop */
+    LLVMValueRef *vals;
+    bool *present, *taken;
+} Enum;
+
+static int count_terms(const Map *m)
+{
+    switch (m->kind) {
+    case MAP_BCAST: return 0;
+    case MAP_SYM: case MAP_STRIDE: case MAP_MOD: return 1;
+    case MAP_RESIZE: case MAP_PAD: return count_terms(m->l);
+    case MAP_PAIR: return count_terms(m->l) + count_terms(m->r);
+    }
+    return 0;
+}
+
+static int count_pads(const Map *m)
+{
+    switch (m->kind) {
+    case MAP_BCAST: case MAP_SYM: case MAP_STRIDE: case MAP_MOD: return 0;
+    case MAP_RESIZE: return count_pads(m->l);
+    case MAP_PAD: return 1 + count_pads(m->l);
+    case MAP_PAIR: return count_pads(m->l) + count_pads(m->r);
+    }
+    return 0;
+}
+
+/* A do-while loop "for (iv = 0; iv != n; iv++)", n >= 1; the builder is left in the body. */
+typedef struct Loop {
+    LLVMBasicBlockRef body, exit;
+    LLVMValueRef iv;
+} Loop;
+
+static Loop loop_open(Cg *cg)
+{
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(cg->b);
+    LLVMValueRef fn = LLVMGetBasicBlockParent(pre);
+    Loop l;
+    l.body = LLVMAppendBasicBlockInContext(cg->ctx, fn, "loop");
+    l.exit = LLVMAppendBasicBlockInContext(cg->ctx, fn, "done");
+    LLVMBuildBr(cg->b, l.body);
+    LLVMPositionBuilderAtEnd(cg->b, l.body);
+    l.iv = LLVMBuildPhi(cg->b, cg->i64, "d");
+    LLVMValueRef z = cg_const(cg, 0);
+    LLVMAddIncoming(l.iv, &z, &pre, 1);
+    return l;
+}
+
+static void loop_close(Cg *cg, Loop *l, uint64_t n)
+{
+    LLVMValueRef next = LLVMBuildNUWAdd(cg->b, l->iv, cg_const(cg, 1), "");
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
+    LLVMAddIncoming(l->iv, &next, &latch, 1);
+    LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntNE, next, cg_const(cg, n), ""), l->body, l->exit);
+    LLVMPositionBuilderAtEnd(cg->b, l->exit);
+}
+
+static void gen(Enum *e, Item *items, int n, LLVMValueRef pos);
+
+/* Continues with items[1..n) after the first one was placed. */
+static void gen_rest(Enum *e, Item *items, int n, LLVMValueRef pos) { gen(e, items + 1, n - 1, pos); }
+
+/* Replaces items[0] by its operands (one or two) and continues. */
+static void gen_split(Enum *e, Item *items, int n, LLVMValueRef pos, Item a, Item b, bool two)
+{
+    Item *v = malloc(((size_t)n + 2) * sizeof *v);
+    if (!v)
+        abort();
+    v[0] = a;
+    int k = 1;
+    if (two)
+        v[k++] = b;
+    memcpy(v + k, items + 1, (size_t)(n - 1) * sizeof *v);
+    gen(e, v, n - 1 + k, pos);
+    free(v);
+}
+
+static LLVMValueRef add_pos(Enum *e, LLVMValueRef pos, LLVMValueRef v, uint64_t w)
+{
+    if (e->dry)
+        return pos;
+    return LLVMBuildNUWAdd(e->cg->b, pos, LLVMBuildNUWMul(e->cg->b, v, cg_const(e->cg, w), ""), "");
+}
+
+/* Marks the terms under a taken padding absent (and restores them). */
+static void set_present(Enum *e, int t0, int nt, bool v)
+{
+    for (int t = t0; t < t0 + nt; t++)
+        e->present[t] = v;
+}
+
+static void gen(Enum *e, Item *items, int n, LLVMValueRef pos)
+{
+    Cg *cg = e->cg;
+    if (e->bodies > CG_MAX_BODIES)
+        return;
+    if (n == 0) {
+        e->bodies++;
+        if (e->dry)
+            return;
+        const CgPlan *pl = e->pl;
+        LLVMValueRef *pres = calloc((size_t)pl->nterms + 1, sizeof *pres);
+        LLVMValueRef *tk = calloc((size_t)pl->npads + 1, sizeof *tk);
+        LLVMValueRef *vals = calloc((size_t)pl->nterms + 1, sizeof *vals);
+        LLVMValueRef sub[cg->prog->naxes + 1];
+        if (!pres || !tk || !vals)
+            abort();
+        for (int t = 0; t < pl->nterms; t++) {
+            pres[t] = e->present[t] ? NULL : LLVMConstInt(cg->i1, 0, false);
+            vals[t] = e->present[t] ? e->vals[t] : cg_const(cg, 0);
+        }
+        for (int k = 0; k < pl->npads; k++)
+            tk[k] = e->taken[k] ? LLVMConstInt(cg->i1, 1, false) : NULL;
+        LLVMValueRef kind = cg_finalize(cg, pl, vals, pres, tk, sub);
+        e->body(cg, e->user, pos, kind, sub, vals, e->present);
+        free(pres);
+        free(tk);
+        free(vals);
+        return;
+    }
+    Item it = items[0];
+    const Map *m = it.m;
+    switch (m->kind) {
+    case MAP_BCAST:
+    case MAP_SYM:
+    case MAP_STRIDE:
+    case MAP_MOD: {
+        bool term = m->kind != MAP_BCAST;
+        uint64_t st = term && e->step ? e->step[it.t0] : 1;
+        if (st > 1 && (it.fixed || it.n % st)) {
+            e->step_bad = true;
+            return;
+        }
+        const CgHoist *h = e->hoist;
+        if (h && it.t0 == h->inner && it.n != e->pl->terms[h->inner].count) {
+            e->step_bad = true; /* blocking needs the inner term's full range everywhere */
+            return;
+        }
+        if (h && it.t0 == h->outer && !e->dry) {
+            /* open the block loop of the inner term here, outside the outer term's loop */
+            uint64_t nb = e->pl->terms[h->inner].count / h->block;
+            Loop hl = {0};
+            if (nb > 1) {
+                hl = loop_open(cg);
+                e->hoist_base = LLVMBuildNUWMul(cg->b, hl.iv, cg_const(cg, h->block), "");
+            } else {
+                e->hoist_base = cg_const(cg, 0);
+            }
+            const CgHoist *saved = e->hoist;
+            Item *v = malloc((size_t)n * sizeof *v);
+            if (!v)
+                abort();
+            memcpy(v, items, (size_t)n * sizeof *v);
+            e->hoist = NULL; /* this item again, as a plain loop; the inner term reads hoist_base */
+            e->inner_blocked = saved;
+            gen(e, v, n, pos);
+            e->inner_blocked = NULL;
+            e->hoist = saved;
+            free(v);
+            if (nb > 1)
+                loop_close(cg, &hl, nb);
+            return;
+        }
+        const CgHoist *ib = e->inner_blocked;
+        if (ib && it.t0 == ib->inner && !e->dry) {
+            LLVMValueRef v;
+            Loop l = {0};
+            if (ib->block == st) {
+                v = e->hoist_base;
+            } else {
+                l = loop_open(cg);
+                v = LLVMBuildNUWAdd(cg->b, e->hoist_base, LLVMBuildNUWMul(cg->b, l.iv, cg_const(cg, st), ""), "");
+            }
+            e->vals[it.t0] = v;
+            gen_rest(e, items, n, add_pos(e, pos, v, it.w));
+            if (ib->block != st)
+                loop_close(cg, &l, ib->block / st);
+            return;
+        }
+        if (st > 1) {
+            if (e->dry) {
+                gen_rest(e, items, n, pos);
+                return;
+            }
+            LLVMValueRef v;
+            Loop l = {0};
+            if (it.n == st) {
+                v = cg_const(cg, 0);
+            } else {
+                l = loop_open(cg);
+                v = LLVMBuildNUWMul(cg->b, l.iv, cg_const(cg, st), "");
+            }
+            e->vals[it.t0] = v;
+            gen_rest(e, items, n, add_pos(e, pos, v, it.w));
+            if (it.n != st)
+                loop_close(cg, &l, it.n / st);
+            return;
+        }
+        if (it.fixed || it.n == 1) {
+            uint64_t q = it.fixed ? it.q : 0;
+            if (term && !e->dry)
+                e->vals[it.t0] = cg_const(cg, q);
+            gen_rest(e, items, n, e->dry ? pos : add_pos(e, pos, cg_const(cg, q), it.w));
+            return;
+        }
+        if (e->dry) {
+            gen_rest(e, items, n, pos);
+            return;
+        }
+        Loop l = loop_open(cg);
+        if (term)
+            e->vals[it.t0] = l.iv;
+        gen_rest(e, items, n, add_pos(e, pos, l.iv, it.w));
+        loop_close(cg, &l, it.n);
+        return;
+    }
+    case MAP_RESIZE: {
+        Item a = it;
+        a.m = m->l;
+        gen_split(e, items, n, pos, a, a, false);
+        return;
+    }
+    case MAP_PAIR: {
+        uint64_t r = m->r->size;
+        Item a = {.m = m->l, .w = it.w * r, .t0 = it.t0, .k0 = it.k0};
+        Item b = {.m = m->r, .w = it.w, .t0 = it.t0 + count_terms(m->l), .k0 = it.k0 + count_pads(m->l)};
+        if (it.fixed) {
+            a.fixed = b.fixed = true;
+            a.q = it.q / r;
+            b.q = it.q % r;
+            gen_split(e, items, n, pos, a, b, true);
+            return;
+        }
+        if (it.n / r) {
+            a.n = it.n / r;
+            b.n = r;
+            gen_split(e, items, n, pos, a, b, true);
+        }
+        if (it.n % r) {
+            a.fixed = true;
+            a.q = it.n / r;
+            b.n = it.n % r;
+            gen_split(e, items, n, pos, a, b, true);
+        }
+        return;
+    }
+    case MAP_PAD: {
+        uint64_t inner = m->l->size;
+        Item a = {.m = m->l, .w = it.w, .t0 = it.t0, .k0 = it.k0 + 1};
+        int nt = count_terms(m->l);
+        if (it.fixed) {
+            if (it.q < inner) {
+                a.fixed = true;
+                a.q = it.q;
+                gen_split(e, items, n, pos, a, a, false);
+            } else {
+                e->taken[it.k0] = true;
+                set_present(e, it.t0, nt, false);
+                gen_rest(e, items, n, e->dry ? pos : add_pos(e, pos, cg_const(cg, it.q), it.w));
+                e->taken[it.k0] = false;
+                set_present(e, it.t0, nt, true);
+            }
+            return;
+        }
+        a.n = it.n < inner ? it.n : inner;
+        gen_split(e, items, n, pos, a, a, false);
+        if (it.n <= inner)
+            return;
+        /* the padding run: positions inner .. n-1 of this node */
+        e->taken[it.k0] = true;
+        set_present(e, it.t0, nt, false);
+        if (e->dry || it.n - inner == 1) {
+            gen_rest(e, items, n, e->dry ? pos : add_pos(e, pos, cg_const(cg, inner), it.w));
+        } else {
+            Loop l = loop_open(cg);
+            LLVMValueRef at = LLVMBuildNUWAdd(cg->b, l.iv, cg_const(cg, inner), "");
+            gen_rest(e, items, n, add_pos(e, pos, at, it.w));
+            loop_close(cg, &l, it.n - inner);
+        }
+        e->taken[it.k0] = false;
+        set_present(e, it.t0, nt, true);
+        return;
+    }
+    }
+}
+
+/* Fallback: one loop over the positions, each cell through the cell function. */
+static void gen_flat(Cg *cg, const Map *m, CgBodyFn body, void *user)
+{
+    int na = cg->prog->naxes;
+    LLVMValueRef fn = cg_cell_fn(cg, m);
+    if (!fn)
+        return;
+    LLVMValueRef tmp = cg_alloca(cg, cg->i64, (unsigned)na, "cell");
+    Loop l = loop_open(cg);
+    LLVMValueRef args[2] = {l.iv, tmp};
+    LLVMValueRef kind = LLVMBuildCall2(cg->b, cg->cell_ty, fn, args, 2, "k");
+    LLVMValueRef sub[na + 1];
+    for (int a = 0; a < na; a++) {
+        LLVMValueRef idx = LLVMConstInt(cg->i64, (unsigned)a, false);
+        sub[a] = LLVMBuildLoad2(cg->b, cg->i64, LLVMBuildGEP2(cg->b, cg->i64, tmp, &idx, 1, ""), "");
+    }
+    body(cg, user, l.iv, kind, sub, NULL, NULL);
+    loop_close(cg, &l, m->size);
+}
+
+bool cg_enumerate_stepped(Cg *cg, const Map *m, const uint64_t *step, const CgHoist *hoist, CgBodyFn body,
+                          void *user)
+{
+    const CgPlan *pl = cg_plan(cg, m);
+    if (!pl) {
+        cg->failed = true;
+        return true;
+    }
+    Enum e = {.cg = cg, .pl = pl, .body = body, .user = user, .dry = true, .step = step, .hoist = hoist};
+    e.vals = calloc((size_t)pl->nterms + 1, sizeof *e.vals);
+    e.present = malloc(((size_t)pl->nterms + 1) * sizeof *e.present);
+    e.taken = calloc((size_t)pl->npads + 1, sizeof *e.taken);
+    if (!e.vals || !e.present || !e.taken)
+        abort();
+    for (int t = 0; t < pl->nterms; t++)
+        e.present[t] = true;
+    Item root = {.m = m, .n = m->size, .w = 1};
+    gen(&e, &root, 1, NULL);
+    bool ok = !(step && (e.step_bad || e.bodies > CG_MAX_BODIES));
+    if (!ok) {
+        /* nothing generated: the caller falls back to unit steps */
+    } else if (e.bodies > CG_MAX_BODIES) {
+        gen_flat(cg, m, body, user);
+    } else {
+        e.dry = false;
+        e.bodies = 0;
+        gen(&e, &root, 1, cg_const(cg, 0));
+    }
+    free(e.vals);
+    free(e.present);
+    free(e.taken);
+    return ok;
+}
+
+void cg_enumerate(Cg *cg, const Map *m, CgBodyFn body, void *user)
+{
+    cg_enumerate_stepped(cg, m, NULL, NULL, body, user);
+}

@@ -1,0 +1,172 @@
+/* cg_impl.h — code generation internals shared by codegen/'s files: layout plans, the generator state,
+ * LLVM units (context + module), target machines and the JIT loader. */
+#ifndef MAPC_CG_IMPL_H
+#define MAPC_CG_IMPL_H
+
+#include "codegen.h"
+#include "eval/eval.h"
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/TargetMachine.h>
+
+
+/* One term of the structural evaluation (SPEC §3), in major-to-minor (pre-order) position. */
+typedef struct CgTerm {
+    const Map *node;        /* the symbol or the top of a / % chain */
+    const Map *base;        /* its base: a MAP_SYM, or a composite */
+    uint64_t stride, count; /* the digit */
+    uint64_t weight;        /* position weight of the node's local position in E */
+    int slot;               /* pre-order index among terms and paddings */
+    int cls;                /* index into CgPlan.cls */
+    int pad;                /* innermost enclosing padding (index into CgPlan.pads), or -1 */
+} CgTerm;
+
+typedef struct CgPad {
+    const Map *node;
+    uint64_t weight;
+    int slot, parent;       /* enclosing padding or -1 */
+} CgPad;
+
+/* A base class: terms with the same base (resolved at compile time: sharing does not depend on
+ * the position). Its place is its first term's slot. */
+typedef struct CgClass {
+    const Map *base;        /* the representative base (the first term's) */
+    int first;              /* first term */
+    int axis;               /* the axis for a symbol base, -1 for a composite */
+} CgClass;
+
+typedef struct CgPlan {
+    const Map *map;
+    CgTerm *terms;
+    int nterms;
+    CgPad *pads;
+    int npads;
+    CgClass *cls;
+    int ncls;
+    /* Digit-exact: every base a symbol, and the digits of each axis disjoint (s·m <= next s),
+     * so a live cell's digits are determined by its coordinates. */
+    bool exact;
+    /* Tile-exact: exact, no truncating resize, and every axis of size > 1 is tiled by its
+     * digits (strides 1, m1, m1·m2, ... up to the axis size): every coordinate has a position. */
+    bool tiled;
+    bool truncated;         /* a resize cuts a mapping short somewhere (outside digit bases) */
+    /* Invertible: within each class the digits are disjoint, every composite base is
+     * injective, and the classes mention disjoint sets of axes; so the class coordinates of a
+     * live cell follow from its axis coordinates (exact implies invertible). */
+    bool invertible;
+    bool injective;         /* invertible without broadcasts > 1: one position per live cell */
+    bool **cls_axes;        /* per class: the axes it mentions (naxes flags) */
+} CgPlan;
+
+typedef struct Cg Cg;
+
+/* Builds the plan of m (memoized per node in cg). NULL after a diagnostic (undecided bases,
+ * a mapping too large to unfold). */
+const CgPlan *cg_plan(Cg *cg, const Map *m);
+
+/* ---- units: one LLVM context and one module (cg_unit.c) ---- */
+
+/* A module being generated, with the thread-safe context that owns its LLVM context. cg_unit_open is
+ * the one place mapc creates a context and a module; the unit is then loaded into a JIT
+ * (cg_unit_jit), written out (emit.c), or closed. */
+typedef struct CgUnit {
+    LLVMOrcThreadSafeContextRef tsc;    /* owned; keeps ctx alive */
+    LLVMContextRef ctx;                 /* borrowed from tsc */
+    LLVMModuleRef mod;                  /* owned until consumed */
+} CgUnit;
+
+/* Opens a unit with an empty module called name; false if LLVM cannot make one. */
+bool cg_unit_open(CgUnit *u, const char *name);
+/* Disposes whatever the unit still owns (the module, the context); safe on a consumed unit. */
+void cg_unit_close(CgUnit *u);
+/* Verifies the unit's module after generating `what` into it: true, or false with *err (malloc'ed). */
+bool cg_unit_verify(CgUnit *u, const char *what, char **err);
+/* Optimizes the unit's module at opt->opt_level for opt->cpu (NULL: the host CPU and its features) and
+ * loads it into a new LLJIT. Consumes the unit, even on failure. NULL with *err (malloc'ed). */
+JitModule *cg_unit_jit(CgUnit *u, const CgOptions *opt, char **err);
+
+/* Generates every type's functions and every copy kernel of prog into the unit's module. false after
+ * appending diagnostics to d. The module is verified. */
+bool cg_program(const Prog *prog, CgUnit *u, const CgOptions *opt, Diags *d);
+
+/* Generates only the relayout kernel c (named c->name with the prefix) into the unit's module, for
+ * kernels the runtime makes on the fly (DMA between views). false after diagnostics. */
+bool cg_copy_only(const Prog *prog, CgUnit *u, const Copy *c, const CgOptions *opt, Diags *d);
+
+/* ---- internals shared by cg_*.c ---- */
+
+struct Cg {
+    const Prog *prog;
+    Diags *diags;
+    Evaluator *ev;
+    Arena arena;            /* plans */
+    LLVMContextRef ctx;     /* borrowed */
+    LLVMModuleRef mod;      /* borrowed from the unit being generated */
+    LLVMBuilderRef b;       /* owned; disposed when generation ends */
+    LLVMTypeRef i1, i8, i16, i32, i64, vptr, i64ptr;
+    LLVMTypeRef cell_ty, offset_ty, visit_ty, each_ty, copy_ty;
+    const char *prefix;
+    struct CgMemo { const Map *map; const CgPlan *plan; LLVMValueRef cell, offset; } *memo;
+    int nmemo, memo_cap;
+    int nfn;                /* counter for internal function names */
+    bool failed;
+};
+
+/* The per-map memo entry (created on first use). */
+struct CgMemo *cg_memo(Cg *cg, const Map *m);
+
+/* The internal cell function of m: i32 (i64 pos, i64 *coords); NULL on error. */
+LLVMValueRef cg_cell_fn(Cg *cg, const Map *m);
+/* The internal offset function of m: i64 (i64 *coords). */
+LLVMValueRef cg_offset_fn(Cg *cg, const Map *m);
+
+/* Finalization (SPEC §3) over a plan's terms: vals[t] the value of term t, present[t] an i1
+ * or NULL (always present), taken[k] an i1 or NULL (never taken). Emits the cell kind (i32)
+ * and fills sub[naxes] with the coordinates (0 unless live). Needs a function being built. */
+LLVMValueRef cg_finalize(Cg *cg, const CgPlan *pl, LLVMValueRef *vals, LLVMValueRef *present, LLVMValueRef *taken,
+                         LLVMValueRef *sub);
+
+/* An alloca of n values of type t in the current function's entry block. */
+LLVMValueRef cg_alloca(Cg *cg, LLVMTypeRef t, unsigned n, const char *name);
+LLVMValueRef cg_const(Cg *cg, uint64_t v);
+/* x + y saturating at UINT64_MAX (the interpreter's u64_sat_add). */
+LLVMValueRef cg_sat_add(Cg *cg, LLVMValueRef x, LLVMValueRef y);
+/* x * w for a constant w, saturating. */
+LLVMValueRef cg_sat_mulc(Cg *cg, LLVMValueRef x, uint64_t w);
+
+/* The enumeration loop: calls body once per position of m in order, inside generated loops
+ * whose counters are the digits. vals[t] are the term values (loop counters or constants),
+ * kind and sub[] the finalized cell, pos the position. */
+typedef void (*CgBodyFn)(Cg *cg, void *user, LLVMValueRef pos, LLVMValueRef kind, LLVMValueRef *sub,
+                         LLVMValueRef *vals, const bool *present);
+void cg_enumerate(Cg *cg, const Map *m, CgBodyFn body, void *user);
+/* The same with term t's loop advancing step[t] values at a time (the body handles the run).
+ * Generates nothing and returns false when a stepped term is somewhere fixed or truncated to a
+ * count the step does not divide. */
+/* Loop blocking for locality: the inner term's range is cut into blocks of `block` values, and
+ * the loop over blocks is opened just outside the outer term's loop (a legal reordering for
+ * kernels whose positions are independent, such as copies). */
+typedef struct CgHoist {
+    int outer, inner;       /* terms; outer comes first in pre-order */
+    uint64_t block;         /* divides the inner term's count; a multiple of its step */
+} CgHoist;
+bool cg_enumerate_stepped(Cg *cg, const Map *m, const uint64_t *step, const CgHoist *hoist, CgBodyFn body,
+                          void *user);
+
+/* Emits the exported functions of a type / a copy kernel into cg->mod. */
+void cg_emit_type(Cg *cg, const char *name, const Map *m);
+void cg_emit_copy(Cg *cg, const Copy *c);
+
+/* ---- targets (cg_target.c) ---- */
+
+/* A target machine for opt->cpu/features at opt->opt_level: the host CPU and its features when cpu is
+ * NULL and jit is set (or cpu is "native"), else CG_DEFAULT_CPU. NULL with *err set (malloc'ed) on
+ * failure. The caller owns the machine (LLVMDisposeTargetMachine). */
+LLVMTargetMachineRef cg_target_machine(const CgOptions *opt, bool jit, char **err);
+/* Runs the -O<n> pipeline (LLVMRunPasses "default<On>") on mod for tm; false with *err. */
+bool cg_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, char **err);
+/* "what: msg" in malloc'ed memory (NULL if out of memory). */
+char *cg_message(const char *what, const char *msg);
+
+#endif

@@ -1,0 +1,75 @@
+/* cg_module.c — one LLVM module for a whole program: every type's functions and every copy kernel. */
+#include "algebra/algebra.h"
+#include "cg_impl.h"
+
+#include <llvm-c/Analysis.h>
+#include <stdlib.h>
+
+/* Prepares cg for generating into the unit's module; false if the evaluator cannot be made. */
+static bool begin(Cg *cg, const Prog *prog, CgUnit *u, const CgOptions *opt, Diags *d)
+{
+    LLVMContextRef ctx = u->ctx;
+    *cg = (Cg){.prog = prog, .diags = d, .ctx = ctx, .mod = u->mod, .prefix = opt && opt->prefix ? opt->prefix : ""};
+    /* owned here: the plans' base comparisons, by the equivalence decision procedure (any size) */
+    cg->ev = eqv_evaluator_new(prog);
+    if (!cg->ev)
+        return false;
+    cg->b = LLVMCreateBuilderInContext(ctx);                  /* owned here */
+    cg->i1 = LLVMInt1TypeInContext(ctx);
+    cg->i8 = LLVMInt8TypeInContext(ctx);
+    cg->i16 = LLVMInt16TypeInContext(ctx);
+    cg->i32 = LLVMInt32TypeInContext(ctx);
+    cg->i64 = LLVMInt64TypeInContext(ctx);
+    cg->vptr = LLVMPointerType(cg->i8, 0);
+    cg->i64ptr = LLVMPointerType(cg->i64, 0);
+    LLVMTypeRef cell_args[2] = {cg->i64, cg->i64ptr};
+    cg->cell_ty = LLVMFunctionType(cg->i32, cell_args, 2, false);
+    cg->offset_ty = LLVMFunctionType(cg->i64, &cg->i64ptr, 1, false);
+    LLVMTypeRef visit_args[4] = {cg->vptr, cg->i64, cg->i32, cg->i64ptr};
+    cg->visit_ty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), visit_args, 4, false);
+    LLVMTypeRef each_args[2] = {LLVMPointerType(cg->visit_ty, 0), cg->vptr};
+    cg->each_ty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), each_args, 2, false);
+    LLVMTypeRef copy_args[2] = {cg->vptr, cg->vptr};
+    cg->copy_ty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), copy_args, 2, false);
+    return true;
+}
+
+/* Verifies the module and frees cg's working state; false if generation failed (the unit's module is
+ * then incomplete: the caller closes the unit). */
+static bool end(Cg *cg)
+{
+    char *msg = NULL;
+    if (!cg->failed && LLVMVerifyModule(cg->mod, LLVMReturnStatusAction, &msg)) {
+        diag_error(cg->diags, (Loc){0}, "internal error: generated code does not verify: %s", msg);
+        cg->failed = true;
+    }
+    if (msg)
+        LLVMDisposeMessage(msg);
+    LLVMDisposeBuilder(cg->b);
+    eqv_evaluator_free(cg->ev);
+    free(cg->memo);
+    arena_free(&cg->arena);
+    return !cg->failed;
+}
+
+bool cg_program(const Prog *prog, CgUnit *u, const CgOptions *opt, Diags *d)
+{
+    Cg cg;
+    if (!begin(&cg, prog, u, opt, d))
+        return false;
+    for (int i = 0; i < prog->ntypes && !cg.failed; i++)
+        if (prog->types[i]->map)
+            cg_emit_type(&cg, prog->types[i]->name, prog->types[i]->map);
+    for (int i = 0; i < prog->ncopies && !cg.failed; i++)
+        cg_emit_copy(&cg, prog->copies[i]);
+    return end(&cg);
+}
+
+bool cg_copy_only(const Prog *prog, CgUnit *u, const Copy *c, const CgOptions *opt, Diags *d)
+{
+    Cg cg;
+    if (!begin(&cg, prog, u, opt, d))
+        return false;
+    cg_emit_copy(&cg, c);
+    return end(&cg);
+}

@@ -1,0 +1,107 @@
+/* cg_target.c — target machines for the JIT and for objects, the -O pass pipelines, LLVM messages. */
+#include "cg_impl.h"
+
+#include <llvm/Config/llvm-config.h>
+
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void init_native(void)
+{
+    LLVMInitializeNativeTarget();
+    LLVMInitializeNativeAsmPrinter();
+    LLVMInitializeNativeAsmParser();
+}
+
+LLVMTargetMachineRef cg_target_machine(const CgOptions *opt, bool jit, char **err)
+{
+    init_native();
+    char *triple = LLVMGetDefaultTargetTriple(); /* owned: LLVMDisposeMessage */
+    LLVMTargetRef target;
+    char *msg = NULL;
+    if (LLVMGetTargetFromTriple(triple, &target, &msg)) {
+        *err = strdup(msg ? msg : "unknown target");
+        LLVMDisposeMessage(msg);
+        LLVMDisposeMessage(triple);
+        return NULL;
+    }
+    /* The host CPU and its features for the JIT; a portable level for objects. */
+    char *host_cpu = NULL, *host_features = NULL; /* owned: LLVMDisposeMessage */
+    const char *cpu = opt->cpu, *features = opt->features;
+    bool host = jit;
+    if (cpu && strcmp(cpu, "native") == 0) {
+        cpu = NULL; /* the host CPU, as for the JIT */
+        host = true;
+    }
+    if (!cpu && host) {
+        cpu = host_cpu = LLVMGetHostCPUName();
+        if (!features)
+            features = host_features = LLVMGetHostCPUFeatures();
+    }
+    if (!cpu)
+        cpu = strncmp(triple, "x86_64", 6) == 0 ? CG_DEFAULT_CPU : "generic";
+    LLVMCodeGenOptLevel lvl = opt->opt_level <= 0   ? LLVMCodeGenLevelNone
+                              : opt->opt_level == 1 ? LLVMCodeGenLevelLess
+                              : opt->opt_level == 2 ? LLVMCodeGenLevelDefault
+                                                    : LLVMCodeGenLevelAggressive;
+    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(target, triple, cpu, features ? features : "", lvl,
+                                                      LLVMRelocPIC,
+                                                      jit ? LLVMCodeModelJITDefault : LLVMCodeModelDefault);
+    if (!tm)
+        *err = strdup("cannot create a target machine");
+    LLVMDisposeMessage(triple);
+    if (host_cpu)
+        LLVMDisposeMessage(host_cpu);
+    if (host_features)
+        LLVMDisposeMessage(host_features);
+    return tm;
+}
+
+bool cg_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, char **err)
+{
+    char *triple = LLVMGetTargetMachineTriple(tm);
+    LLVMSetTarget(mod, triple);
+    LLVMDisposeMessage(triple);
+    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm); /* owned: disposed below */
+    LLVMSetModuleDataLayout(mod, td);
+    LLVMDisposeTargetData(td);
+    char pipeline[32];
+    snprintf(pipeline, sizeof pipeline, "default<O%d>", opt_level < 0 ? 0 : opt_level > 3 ? 3 : opt_level);
+    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions(); /* owned: disposed below */
+    LLVMPassBuilderOptionsSetLoopVectorization(po, opt_level >= 2);
+    LLVMPassBuilderOptionsSetSLPVectorization(po, opt_level >= 2);
+    LLVMErrorRef e = LLVMRunPasses(mod, pipeline, tm, po);
+    LLVMDisposePassBuilderOptions(po);
+    if (e) {
+        char *m = LLVMGetErrorMessage(e); /* consumes e */
+        *err = strdup(m);
+        LLVMDisposeErrorMessage(m);
+        return false;
+    }
+    return true;
+}
+
+char *cg_message(const char *what, const char *msg)
+{
+    size_t n = strlen(what) + strlen(msg) + 3;
+    char *r = malloc(n);
+    if (r)
+        snprintf(r, n, "%s: %s", what, msg);
+    return r;
+}
+
+const char *cg_llvm_version(void) { return LLVM_VERSION_STRING; }
+
+char *cg_host_signature(void)
+{
+    char *name = LLVMGetHostCPUName(), *feat = LLVMGetHostCPUFeatures(); /* owned: disposed below */
+    size_t n = strlen(name) + strlen(feat) + 2;
+    char *sig = malloc(n);
+    if (sig)
+        snprintf(sig, n, "%s %s", name, feat);
+    LLVMDisposeMessage(name);
+    LLVMDisposeMessage(feat);
+    return sig;
+}

@@ -1,0 +1,65 @@
+/* codegen.h — the code-generation boundary: what the rest of mapc asks of LLVM, in LLVM-free types.
+ * Objects, assembly and IR files with their C header (emit.c, header.c); JIT-compiled programs and
+ * relayout kernels (jit.c). Only codegen/ includes LLVM headers (cg_impl.h). */
+#ifndef MAPC_CODEGEN_H
+#define MAPC_CODEGEN_H
+
+#include "core/ast.h"
+
+#include <stdbool.h>
+
+/*
+ * What is generated, per `type E` (symbols prefixed by CgOptions.prefix):
+ *   int     E_cell(uint64_t pos, int64_t *coords)   SPEC §3 cell kind (0..5); coords[naxes] written,
+ *                                                    all 0 unless the cell is live
+ *   int64_t E_offset(const int64_t *coords)          smallest live position with exactly these
+ *                                                    coordinates, or -1
+ *   void    E_each(void (*visit)(void *ctx, uint64_t pos, int kind, const int64_t *coords), void *ctx)
+ *                                                    every position in order, coordinates maintained
+ *                                                    incrementally (loops over digits, no division)
+ * and per `copy NAME: SRC -> DST as T;`:
+ *   void    NAME(void *dst, const void *src)         the relayout kernel
+ */
+
+typedef struct CgOptions {
+    const char *prefix;     /* prepended to every exported symbol ("" or NULL: none) */
+    int opt_level;          /* 0..3 */
+    const char *cpu;        /* NULL: the host CPU (JIT) or CG_DEFAULT_CPU (objects) */
+    const char *features;   /* NULL: the host's features with a host CPU, else none */
+} CgOptions;
+
+/* The portable default target CPU of `mapc emit` (x86-64 with SSE4.2/POPCNT, 2009 onward). */
+#define CG_DEFAULT_CPU "x86-64-v2"
+
+/* The LLVM version mapc was built with ("14.0.6"). */
+const char *cg_llvm_version(void);
+/* The host CPU as LLVM names it, then its feature list ("sapphirerapids +avx512f,+fma,..."), malloc'ed;
+ * NULL if out of memory. The JIT compiles for exactly this. */
+char *cg_host_signature(void);
+
+typedef enum { CG_EMIT_OBJ, CG_EMIT_ASM, CG_EMIT_LLVM } CgEmitKind;
+/* Compiles prog and writes an object, assembly or IR file to path; false after diagnostics. */
+bool cg_emit_file(const Prog *prog, const CgOptions *opt, CgEmitKind kind, const char *path, Diags *d);
+/* Writes a C header declaring every emitted symbol, the sizes and the cell-kind enum. */
+bool cg_write_header(const Prog *prog, const CgOptions *opt, const char *path, const char *guard, Diags *d);
+
+/* Code loaded into its own ORC LLJIT (the relayout kernels of the runtime, GEMM kernels). Lookups are
+ * thread-safe. */
+typedef struct JitModule JitModule;
+/* The address of a symbol of the module (compiled on first lookup), or NULL. */
+void *jit_module_lookup(JitModule *j, const char *symbol);
+void jit_module_free(JitModule *j);
+
+/* Compiles the relayout kernel c (named c->name, no prefix) for the host CPU at opt_level into its own
+ * JIT. NULL after appending a diagnostic to d. */
+JitModule *jit_copy_kernel(const Prog *prog, const Copy *c, int opt_level, Diags *d);
+
+typedef struct Jit Jit;
+/* Compiles prog (all types and copies) and loads it into a new ORC LLJIT with its own
+ * thread-safe context. NULL after diagnostics. Lookups on the result are thread-safe. */
+Jit *jit_new(const Prog *prog, const CgOptions *opt, Diags *d);
+/* The address of an exported symbol, named without the prefix given at creation, or NULL. */
+void *jit_lookup(Jit *j, const char *symbol);
+void jit_free(Jit *j);
+
+#endif

@@ -1,0 +1,101 @@
+/* cmd_emit.c — "mapc emit": compile a program's types and copy kernels to an object, assembly or IR file. */
+#include "codegen/codegen.h"
+#include "driver.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The include guard of a generated header: its file name, uppercased, non-alphanumerics as '_'. */
+static char *header_guard(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strlen(base);
+    char *g = malloc(n + 16);
+    if (!g)
+        return NULL;
+    strcpy(g, "MAPC_GEN_");
+    char *o = g + strlen(g);
+    for (const char *s = base; *s; s++)
+        *o++ = isalnum((unsigned char)*s) ? (char)toupper((unsigned char)*s) : '_';
+    *o = 0;
+    return g;
+}
+
+static bool valid_prefix(const char *p)
+{
+    for (const char *s = p; *s; s++)
+        if (!(isalnum((unsigned char)*s) || *s == '_') || (s == p && isdigit((unsigned char)*s)))
+            return false;
+    return true;
+}
+
+int cmd_emit(int argc, char **argv)
+{
+    const char *file = NULL, *out = NULL, *header = NULL;
+    CgOptions opt = {.opt_level = 2, .prefix = ""};
+    CgEmitKind kind = CG_EMIT_OBJ;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-o") == 0 || strcmp(a, "--header") == 0 || strcmp(a, "--cpu") == 0 ||
+            strcmp(a, "--prefix") == 0) {
+            if (i + 1 >= argc)
+                return usage_error("option %s needs a value", a);
+            const char *v = argv[++i];
+            if (a[1] == 'o')
+                out = v;
+            else if (a[2] == 'h')
+                header = v;
+            else if (a[2] == 'c')
+                opt.cpu = v;
+            else
+                opt.prefix = v;
+        } else if (strncmp(a, "--emit=", 7) == 0) {
+            if (strcmp(a + 7, "obj") == 0)
+                kind = CG_EMIT_OBJ;
+            else if (strcmp(a + 7, "asm") == 0)
+                kind = CG_EMIT_ASM;
+            else if (strcmp(a + 7, "llvm") == 0)
+                kind = CG_EMIT_LLVM;
+            else
+                return usage_error("--emit takes obj, asm or llvm, not '%s'", a + 7);
+        } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && a[3] == 0) {
+            opt.opt_level = a[2] - '0';
+        } else if (a[0] == '-' && a[1]) {
+            return usage_error("unknown option '%s'", a);
+        } else if (!file) {
+            file = a;
+        } else {
+            return usage_error("unexpected argument '%s'", a);
+        }
+    }
+    if (!file)
+        return usage_error("emit needs a FILE%s", "");
+    if (!out)
+        return usage_error("emit needs -o OUT%s", "");
+    if (!valid_prefix(opt.prefix))
+        return usage_error("--prefix '%s' is not a C identifier prefix", opt.prefix);
+    Prog *p = load(file, false);
+    if (!p)
+        return EXIT_INPUT;
+    int status = EXIT_OK;
+    if (!cg_emit_file(p, &opt, kind, out, &p->diags))
+        status = EXIT_INPUT;
+    if (status == EXIT_OK && header) {
+        char *guard = header_guard(header);
+        if (!guard || !cg_write_header(p, &opt, header, guard, &p->diags))
+            status = EXIT_INPUT;
+        free(guard);
+    }
+    /* load() succeeded, so every diagnostic is ours; back-end ones have no source position */
+    for (const Diag *d = p->diags.head; d; d = d->next) {
+        if (d->loc.src) {
+            print_diags(p, d);
+            break; /* prints d and the rest */
+        }
+        fprintf(stderr, "mapc: error: %s\n", d->msg);
+    }
+    prog_free(p);
+    return status;
+}

@@ -1,0 +1,287 @@
+/* cmd_run.c — "mapc run": JIT-compile a declared GEMM kernel, run it on seeded operands, verify, time. */
+#include "driver.h"
+#include "gemm/rt_gemm.h"
+#include "run_verify.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Products up to this many multiply-adds are checked element by element; larger ones on a sample. */
+#define FULL_CHECK_LIMIT (1ull << 31)
+#define CHECK_SAMPLES 8192
+
+typedef struct RunOptions {
+    uint64_t size[3];       /* --m, --n, --k (0: as declared) */
+    int threads;
+    int reps;
+    uint64_t seed;
+    double alpha, beta;
+    bool check_all;
+} RunOptions;
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static const KernelDecl *find_kernel(const Prog *p, const char *name)
+{
+    for (int i = 0; i < p->nkernels; i++)
+        if (strcmp(p->kernels[i]->name, name) == 0)
+            return p->kernels[i];
+    return NULL;
+}
+
+/* Loads FILE (with the --m/--n/--k overrides applied to the kernel's axes) and finds the kernel;
+ * NULL after printing why. */
+static Prog *load_kernel(const char *file, const char *name, const RunOptions *o, const KernelDecl **k)
+{
+    Prog *p = load(file, false);
+    if (!p)
+        return NULL;
+    *k = find_kernel(p, name);
+    if (!*k) {
+        fprintf(stderr, "mapc: %s declares no kernel '%s'", file, name);
+        for (int i = 0; i < p->nkernels; i++)
+            fprintf(stderr, "%s%s", i ? ", " : " (kernels: ", p->kernels[i]->name);
+        fprintf(stderr, "%s\n", p->nkernels ? ")" : "");
+        prog_free(p);
+        return NULL;
+    }
+    if (!o->size[0] && !o->size[1] && !o->size[2])
+        return p;
+    Prog *q = prog_new();
+    for (int r = 0; r < 3 && q; r++)
+        if (o->size[r])
+            prog_override_axis(q, p->axes[(*k)->axis[r]].name, o->size[r]);
+    prog_free(p);
+    if (!(q = load_into(q, file, false)))
+        return NULL;
+    *k = find_kernel(q, name);
+    return q;
+}
+
+/* The dense host array of operand tensor t over the axes (x, y): row-major over the tensor's axes
+ * in declaration order, so transposed when y was declared first. */
+static bool host_for(const RtTensor *t, const Prog *p, int x, HostMat *m, int y)
+{
+    int *axes = calloc((size_t)p->naxes + 1, sizeof *axes);
+    if (!axes)
+        return false;
+    /* a layout may leave out an axis of size 1 (then the array is the same either way) */
+    bool transposed = rt_tensor_axes(t, axes) > 0 && axes[0] != x;
+    free(axes);
+    m->elem = rt_tensor_elem(t);
+    m->rows = p->axes[x].size;
+    m->cols = p->axes[y].size;
+    m->ri = transposed ? 1 : m->cols;
+    m->ci = transposed ? m->rows : 1;
+    return host_alloc(m);
+}
+
+static void print_plan(const Prog *p, const KernelDecl *k, const RtGemm *g, int threads)
+{
+    static const char *const opnames[3] = {"A", "B", "C"};
+    const TensorDecl *ops[3] = {k->a, k->b, k->c};
+    const char *ax[3] = {p->axes[k->axis[0]].name, p->axes[k->axis[1]].name, p->axes[k->axis[2]].name};
+    printf("kernel %s: %s[%s, %s] = %s[%s, %s] * %s[%s, %s], %s x %s -> %s, %s=%llu %s=%llu %s=%llu\n", k->name,
+           k->c->name, ax[0], ax[1], k->a->name, ax[0], ax[2], k->b->name, ax[2], ax[1], elem_type_name(k->a->elem),
+           elem_type_name(k->b->elem), elem_type_name(k->c->elem), ax[0],
+           (unsigned long long)p->axes[k->axis[0]].size, ax[1], (unsigned long long)p->axes[k->axis[1]].size, ax[2],
+           (unsigned long long)p->axes[k->axis[2]].size);
+    for (int i = 0; i < 3; i++) {
+        const RtGemmAccess *a = rt_gemm_access(g, i);
+        char *chip = fmt_map(p, ops[i]->maps[0]), *elem = fmt_map(p, ops[i]->maps[1]);
+        printf("  %s  %s in HBM <%s, %s>: ", opnames[i], ops[i]->name, chip, elem);
+        if (a->strided)
+            printf("strided (%lld, %lld), read in place", (long long)a->rs, (long long)a->cs);
+        else
+            printf("staged through row-major HBM by a JIT relayout kernel");
+        free(chip);
+        free(elem);
+        if (i < 2) {
+            char *dm = fmt_map(p, i == 0 ? k->pack_a : k->pack_b);
+            printf("; tiles to DM %s", dm);
+            free(dm);
+        }
+        printf("\n");
+    }
+    printf("  tiles %s %llu, %s %llu, %s %llu (%llu bytes of DM per slice); order %s, %s, %s; split %s over %d "
+           "thread%s; %s micro-tile %dx%d, K groups of %d\n",
+           ax[0], (unsigned long long)k->tile[0], ax[1], (unsigned long long)k->tile[1], ax[2],
+           (unsigned long long)k->tile[2], (unsigned long long)k->dm_bytes, ax[k->order[0]], ax[k->order[1]],
+           ax[k->order[2]], ax[k->split], threads, threads == 1 ? "" : "s", rt_gemm_isa_name(g), k->mr, k->nr,
+           k->kgroup);
+}
+
+static int run_kernel(Prog *p, const KernelDecl *k, const RunOptions *o)
+{
+    RtConfig cfg = rt_default_config();
+    cfg.threads = o->threads;
+    RtContext *rt = rt_new(p, &cfg);
+    if (!rt) {
+        fprintf(stderr, "mapc: cannot start the runtime (%d threads)\n", o->threads);
+        return EXIT_INPUT;
+    }
+    int status = EXIT_INPUT;
+    const TensorDecl *decl[3] = {k->a, k->b, k->c};
+    static const int roles[3][2] = {{GEMM_M, GEMM_K}, {GEMM_K, GEMM_N}, {GEMM_M, GEMM_N}};
+    RtTensor *t[3] = {0};
+    HostMat h[3] = {0}, c0 = {0};
+    RtGemm *g = NULL;
+    double *times = calloc((size_t)o->reps, sizeof *times);
+    bool ok = times != NULL;
+    for (int i = 0; i < 3 && ok; i++) {
+        ok = (t[i] = rt_tensor_declared(rt, decl[i]->name)) &&
+             host_for(t[i], p, k->axis[roles[i][0]], &h[i], k->axis[roles[i][1]]);
+    }
+    if (ok) {
+        c0 = h[2];
+        ok = host_alloc(&c0);
+    }
+    if (!ok) {
+        fprintf(stderr, "mapc: %s\n", rt_error(rt)[0] ? rt_error(rt) : "out of memory");
+        goto done;
+    }
+    uint64_t seed = o->seed;
+    for (int i = 0; i < 2; i++)
+        host_fill(&h[i], &seed, false);
+    host_fill(&c0, &seed, o->beta == 0.0);
+    {
+        RtView v[3];
+        for (int i = 0; i < 3; i++)
+            v[i] = rt_view(t[i], true);
+        if (rt_from_host(rt, &v[0], h[0].data) || rt_from_host(rt, &v[1], h[1].data) ||
+            rt_from_host(rt, &v[2], c0.data) || !(g = rt_gemm_new(rt, k, t[0], t[1], t[2]))) {
+            fprintf(stderr, "mapc: %s\n", rt_error(rt));
+            goto done;
+        }
+        print_plan(p, k, g, rt_threads(rt));
+        /* the checked run, then the timed ones (C restored before each, outside the timing) */
+        if (rt_gemm_run(g, o->alpha, o->beta) || rt_to_host(rt, &v[2], h[2].data)) {
+            fprintf(stderr, "mapc: %s\n", rt_error(rt));
+            goto done;
+        }
+        double stage = 0;
+        for (int r = 0; r < o->reps; r++) {
+            if (rt_from_host(rt, &v[2], c0.data)) {
+                fprintf(stderr, "mapc: %s\n", rt_error(rt));
+                goto done;
+            }
+            double t0 = now_seconds();
+            if (rt_gemm_run(g, o->alpha, o->beta)) {
+                fprintf(stderr, "mapc: %s\n", rt_error(rt));
+                goto done;
+            }
+            times[r] = now_seconds() - t0;
+            stage += rt_gemm_stage_seconds(g);
+        }
+        RtStats st = rt_stats(rt);
+        bool staged = false;
+        for (int i = 0; i < 3; i++)
+            staged |= !rt_gemm_access(g, i)->strided;
+        if (staged)
+            printf("  staging: %.3f ms per run on average (%llu moves by JIT kernels, %llu by plans)\n",
+                   stage / o->reps * 1e3, (unsigned long long)st.jit_moves, (unsigned long long)st.plan_moves);
+    }
+    qsort(times, (size_t)o->reps, sizeof *times, cmp_double);
+    double med = times[o->reps / 2];
+    double flops = 2.0 * (double)h[2].rows * (double)h[2].cols * (double)h[0].cols;
+    printf("  time: median %.3f ms of %d runs (min %.3f ms), %.1f GFLOP/s\n", med * 1e3, o->reps, times[0] * 1e3,
+           med > 0 ? flops / med * 1e-9 : 0.0);
+    CheckResult cr = check_gemm(&h[0], &h[1], &c0, &h[2], o->alpha, o->beta, o->check_all, FULL_CHECK_LIMIT,
+                                CHECK_SAMPLES, o->seed ^ 0x5eed);
+    if (cr.bound == 0.0)
+        printf("  check: %s%llu elements against an exact int64 reference (wrapped to i32): %s\n",
+               cr.sampled ? "a sample of " : "all ", (unsigned long long)cr.checked, cr.ok ? "ok" : "FAILED");
+    else
+        printf("  check: %s%llu elements against a double reference: max |error| / sum|terms| = %.3g, bound "
+               "(K + 2) * 2^-24 = %.3g: %s\n",
+               cr.sampled ? "a sample of " : "all ", (unsigned long long)cr.checked, cr.max_err, cr.bound,
+               cr.ok ? "ok" : "FAILED");
+    if (!cr.ok)
+        printf("  worst element (%llu, %llu): got %.9g, want %.9g\n", (unsigned long long)cr.worst_i,
+               (unsigned long long)cr.worst_j, cr.worst_got, cr.worst_want);
+    status = cr.ok ? EXIT_OK : EXIT_INPUT;
+done:
+    rt_gemm_free(g);
+    for (int i = 0; i < 3; i++) {
+        rt_tensor_free(t[i]);
+        free(h[i].data);
+    }
+    free(c0.data);
+    free(times);
+    rt_free(rt);
+    return status;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    RunOptions o = {.threads = 1, .reps = 5, .seed = 1, .alpha = 1.0, .beta = 0.0};
+    const char *pos[2] = {0};
+    int npos = 0;
+    static const char *const size_flags[3] = {"--m", "--n", "--k"};
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_value = i + 1 < argc;
+        int which = -1;
+        for (int r = 0; r < 3; r++)
+            if (strcmp(a, size_flags[r]) == 0)
+                which = r;
+        uint64_t v;
+        char *end;
+        if (which >= 0 || strcmp(a, "--threads") == 0 || strcmp(a, "--reps") == 0 || strcmp(a, "--seed") == 0) {
+            if (!has_value || !parse_pos(argv[i + 1], &v))
+                return usage_error("%s needs a decimal number", a);
+            i++;
+            if (which >= 0) {
+                if (v == 0)
+                    return usage_error("%s must be at least 1", a);
+                o.size[which] = v;
+            } else if (strcmp(a, "--seed") == 0) {
+                o.seed = v;
+            } else if (v < 1 || v > 1024) {
+                return usage_error("%s takes 1 to 1024", a);
+            } else if (strcmp(a, "--threads") == 0) {
+                o.threads = (int)v;
+            } else {
+                o.reps = (int)v;
+            }
+        } else if (strcmp(a, "--alpha") == 0 || strcmp(a, "--beta") == 0) {
+            if (!has_value)
+                return usage_error("%s needs a number", a);
+            double d = strtod(argv[++i], &end);
+            if (*end || end == argv[i])
+                return usage_error("%s needs a number", a);
+            *(strcmp(a, "--alpha") == 0 ? &o.alpha : &o.beta) = d;
+        } else if (strcmp(a, "--check") == 0) {
+            if (!has_value || (strcmp(argv[i + 1], "all") != 0 && strcmp(argv[i + 1], "auto") != 0))
+                return usage_error("--check takes all or auto%s", "");
+            o.check_all = strcmp(argv[++i], "all") == 0;
+        } else if (a[0] == '-' && a[1]) {
+            return usage_error("unknown option '%s'", a);
+        } else if (npos < 2) {
+            pos[npos++] = a;
+        } else {
+            return usage_error("unexpected argument '%s'", a);
+        }
+    }
+    if (npos != 2)
+        return usage_error("run needs FILE and KERNEL%s", "");
+    const KernelDecl *k;
+    Prog *p = load_kernel(pos[0], pos[1], &o, &k);
+    if (!p)
+        return EXIT_INPUT;
+    int status = run_kernel(p, k, &o);
+    prog_free(p);
+    return status;
+}

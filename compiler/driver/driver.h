@@ -1,0 +1,47 @@
+/* driver.h — what the mapc command implementations share: loading programs, resolving NAME
+ * arguments, printing diagnostics and cells, and the exit statuses of CLI.md. */
+#ifndef MAPC_DRIVER_H
+#define MAPC_DRIVER_H
+
+#include "core/ast.h"
+#include "eval/eval.h"
+#include "front/front.h"
+
+#include <stdio.h>
+
+enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
+
+/* Prints "mapc: <fmt with arg>" and the --help hint to stderr; returns EXIT_USAGE. */
+int usage_error(const char *fmt, const char *arg);
+/* Prints the program's diagnostics from `from` (NULL: all) to stderr. */
+void print_diags(const Prog *p, const Diag *from);
+/* Loads and checks a program from a file (or, with is_source, from the text itself);
+ * NULL after printing the diagnostics or the I/O error. */
+Prog *load(const char *arg, bool is_source);
+/* load into a program made (and perhaps configured, e.g. prog_override_axis) by the caller; p is
+ * consumed: freed on failure. */
+Prog *load_into(Prog *p, const char *arg, bool is_source);
+/* Resolves a NAME argument (a type name or an inline m![...]); NULL after printing why. */
+const Map *resolve(Prog *p, const char *name);
+/* load + resolve: on success *p owns the program and *m is NAME in it (EXIT_OK); otherwise the
+ * diagnostics are printed, nothing is left to free, and EXIT_INPUT is returned. */
+int load_named(const char *arg, bool is_source, const char *name, Prog **p, const Map **m);
+/* The printed form of a mapping as m![...], malloc'ed. */
+char *fmt_map(const Prog *p, const Map *m);
+/* Parses a decimal 64-bit number; false if malformed or too large. */
+bool parse_pos(const char *s, uint64_t *out);
+/* The printed form of a cell, malloc'ed. */
+char *fmt_cell(const Prog *p, const Cell *c);
+
+/* The commands: argv holds the arguments after the command name. */
+int cmd_check(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
+int cmd_table(int argc, char **argv);
+int cmd_equiv(int argc, char **argv);
+int cmd_norm(int argc, char **argv);
+int cmd_lower(int argc, char **argv);
+int cmd_describe(int argc, char **argv);
+int cmd_emit(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+
+#endif

@@ -1,0 +1,109 @@
+/* main.c — the mapc command-line driver (CLI.md): reads files, runs the library, prints results and diagnostics. */
+#include "codegen/codegen.h"
+#include "driver.h"
+#include "mapc_version.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+    "usage: mapc COMMAND [ARGS]\n"
+    "\n"
+    "commands:\n"
+    "  check FILE...                 parse and check; report diagnostics and failed assertions\n"
+    "  eval  FILE NAME POS...        print \"POS: CELL\" for each buffer position\n"
+    "  eval  -e SOURCE NAME POS...   the same, with the program given as text\n"
+    "  table FILE NAME               print the mapping as a grid of cells\n"
+    "  equiv FILE NAME1 NAME2        decide whether two mappings are equivalent\n"
+    "  norm  FILE NAME               print the normal form of a mapping as m![...]\n"
+    "  lower FILE NAME               print a layout descriptor (or any mapping) as m![...]\n"
+    "  describe FILE NAME            print a mapping as a tiled![...] or strided![...] descriptor\n"
+    "  emit  FILE -o OUT [options]   compile types and copy kernels to an object, assembly or IR\n"
+    "  run   FILE KERNEL [options]   JIT-compile a GEMM kernel, run it on seeded data, verify, time\n"
+    "\n"
+    "NAME is a type defined in the program, or an inline m![...].\n"
+    "options: --help, --version; 'mapc COMMAND --help' describes one command.\n"
+    "exit status: 0 success (and \"equivalent\"), 1 an error in the input, a failed assertion\n"
+    "or \"not equivalent\", 2 wrong command-line usage.\n";
+
+static const struct {
+    const char *name, *help;
+} command_help[] = {
+    {"check", "usage: mapc check FILE...\n"
+              "Parses and checks every FILE: static rules, declarations, and the assert statements.\n"
+              "Prints diagnostics to stderr as FILE:LINE:COL: error: MESSAGE; exit 1 if there are any.\n"},
+    {"eval", "usage: mapc eval FILE NAME POS...\n"
+             "       mapc eval -e SOURCE NAME POS...\n"
+             "Prints \"POS: CELL\" for each decimal buffer position POS, with CELL as {A:1, B:7}, {},\n"
+             "pad(top), pad(zero), pad(bottom), oob or overflow. NAME is a type or an inline m![...].\n"},
+    {"table", "usage: mapc table FILE NAME [--max-cells N]\n"
+              "Prints the mapping as a grid: for a pair L, R the rows are the values of the major part L\n"
+              "and the columns those of the minor part R; other mappings are printed 16 positions a row.\n"
+              "Refuses mappings of more than N cells (default 65536).\n"},
+    {"equiv", "usage: mapc equiv FILE NAME1 NAME2\n"
+              "Prints \"equivalent\", \"not equivalent: position P: CELL1 vs CELL2\" (smallest P) or\n"
+              "\"not equivalent: sizes S1 vs S2\"; exit 0 only when equivalent.\n"},
+    {"norm", "usage: mapc norm FILE NAME\n"
+             "Prints the normal form of the mapping NAME (a type or an inline m![...]) as a valid\n"
+             "m![...] line: equivalent to NAME, idempotent, and parsed back to the same normal form.\n"},
+    {"lower", "usage: mapc lower FILE NAME\n"
+              "Prints the mapping NAME as a valid m![...] line. NAME is a type, an inline m![...], or a\n"
+              "layout descriptor: tiled![shape: [M, N], tile: [2, 4], outer: row_major, inner: col_major]\n"
+              "(outer: row_major | col_major | strided[tile strides] | tag 0x01..0x03; inner: the same with\n"
+              "element strides, or tiled![tile: [...], outer: ..., inner: ...] / tag 0x04, at most 8 levels)\n"
+              "or strided![shape: [M, N], strides: [RS, CS]] (element (i, j) at i*RS + j*CS).\n"},
+    {"emit", "usage: mapc emit FILE -o OUT [--header H] [--emit=obj|asm|llvm] [-O0..-O3] [--cpu CPU] [--prefix P]\n"
+             "Compiles every type E of FILE to E_cell, E_offset and E_each, and every copy statement to\n"
+             "its relayout kernel, and writes an ELF object (default), assembly or LLVM IR to OUT.\n"
+             "  --header H   also write a C header declaring every symbol, the sizes and the cell kinds\n"
+             "  -O0..-O3     optimization level (default -O2)\n"
+             "  --cpu CPU    target CPU (default " CG_DEFAULT_CPU ", a portable x86-64 level; 'native': this\n"
+             "               machine's CPU and features; or an LLVM CPU name such as znver4)\n"
+             "  --prefix P   prepend P to every emitted symbol\n"},
+    {"run", "usage: mapc run FILE KERNEL [--m M] [--n N] [--k K] [--threads T] [--reps R] [--seed S]\n"
+            "                [--alpha A] [--beta B] [--check all|auto]\n"
+            "JIT-compiles the GEMM kernel KERNEL of FILE (C <- alpha*A*B + beta*C over its HBM tensors), fills\n"
+            "A, B and C with seeded random values (C with NaN when beta is 0), runs it once and compares C\n"
+            "with a double-precision reference (relative to the sum of the magnitudes of each element's\n"
+            "terms, bound (K + 2) * 2^-24; i8 kernels exactly), then times R more runs (default 5) and prints\n"
+            "the median time and GFLOP/s. --m/--n/--k replace the declared sizes of the kernel's axes.\n"
+            "Products over 2^31 multiply-adds are checked on 8192 seeded elements unless --check all.\n"
+            "Exit 1 if the check fails. Defaults: 1 thread, seed 1, alpha 1, beta 0.\n"},
+    {"describe", "usage: mapc describe FILE NAME\n"
+                 "Prints the mapping NAME as a layout descriptor, strided![...] (with a '// row-major' or\n"
+                 "'// column-major' comment when it is one) or tiled![...], verified equivalent to NAME;\n"
+                 "otherwise prints \"not a tiled or strided layout: REASON\" and exits 1.\n"},
+};
+
+int main(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        int (*run)(int, char **);
+    } commands[] = {{"check", cmd_check}, {"eval", cmd_eval}, {"table", cmd_table}, {"equiv", cmd_equiv}, {"norm", cmd_norm}, {"lower", cmd_lower}, {"describe", cmd_describe}, {"emit", cmd_emit}, {"run", cmd_run}};
+    if (argc < 2)
+        return usage_error("no command given%s", "");
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        fputs(usage_text, stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("mapc %s (LLVM %s)\n", MAPC_VERSION_STRING, cg_llvm_version());
+        return EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+        if (strcmp(argv[1], commands[i].name) != 0)
+            continue;
+        for (int a = 2; a < argc; a++)
+            if (strcmp(argv[a], "--help") == 0) {
+                /* by name: the two tables need not list the commands in the same order */
+                for (size_t h = 0; h < sizeof command_help / sizeof *command_help; h++)
+                    if (strcmp(command_help[h].name, commands[i].name) == 0)
+                        fputs(command_help[h].help, stdout);
+                return EXIT_OK;
+            }
+        return commands[i].run(argc - 2, argv + 2);
+    }
+    return usage_error("unknown command '%s'", argv[1]);
+}

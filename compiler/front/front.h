@@ -1,0 +1,16 @@
+/* front.h — the front end's boundary: parsing and checking program text into a Prog. */
+#ifndef MAPC_FRONT_H
+#define MAPC_FRONT_H
+
+#include "core/ast.h"
+
+/* Parses and checks one source text (statements are processed in order; assertions are
+ * evaluated as they are met). name labels diagnostics. Returns the number of new errors,
+ * which are appended to p->diags. The text is copied. */
+int prog_parse(Prog *p, const char *name, const char *text, size_t len);
+
+/* Parses a lone mapping expression ("m![...]", or a type name) against the program's
+ * declarations; returns NULL (with diagnostics) on error. */
+const Map *prog_parse_map(Prog *p, const char *name, const char *text);
+
+#endif

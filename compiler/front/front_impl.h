@@ -1,0 +1,153 @@
+/* front_impl.h — front-end internals shared by the lexer, the Lemon grammar actions and the checkers. */
+#ifndef MAPC_FRONT_IMPL_H
+#define MAPC_FRONT_IMPL_H
+
+#include "core/ast.h"
+#include "desc/desc.h"
+#include "eval/eval.h"
+#include "front.h"
+
+typedef struct Token {
+    int kind;           /* TK_* from the generated parser.h, 0 at end of input */
+    const char *s;      /* points into the source text */
+    uint32_t len;
+    uint64_t num;       /* TK_NUM: the value */
+    Loc loc;
+} Token;
+
+typedef struct Lexer {
+    const Source *src;
+    const char *cur, *lim, *tok;
+    uint32_t line;
+    const char *line_start;
+    Diags *diags;
+} Lexer;
+
+void lex_init(Lexer *lx, const Source *src, Diags *diags);
+/* Reads the next token; lexical errors are diagnosed and skipped. Returns false at the end. */
+bool lex_next(Lexer *lx, Token *t);
+
+/* A list of mappings being collected for "L, R, ..." and index-literal entries. */
+typedef struct MapList {
+    const Map *map;     /* NULL if the entry had an error */
+    uint64_t value;     /* index-literal value */
+    Loc loc;
+    struct MapList *next;   /* built newest first */
+} MapList;
+
+/* An operator argument: its value, and whether it resolved. */
+typedef struct Arg {
+    uint64_t n;
+    bool ok;
+} Arg;
+
+/* A cell literal in an assertion. */
+typedef struct CellLit {
+    bool ok;
+    bool is_index;
+    CellKind kind;
+    MapList *terms;     /* is_index: entries newest first */
+    Loc loc;
+} CellLit;
+
+/* A GEMM kernel operand in the kernel header: TENSOR[AXIS, AXIS]. */
+typedef struct KOperand {
+    Token tensor, axis[2];
+} KOperand;
+
+/* One item of a kernel clause (sema_kernel.c interprets it per clause word). */
+typedef enum { KITEM_NAME, KITEM_NUM, KITEM_MAP } KItemKind;
+typedef struct KItem {
+    KItemKind kind;
+    Token name;             /* NAME, NAME = NUM, NAME = m![...] */
+    Token value;            /* KITEM_NUM: the number; KITEM_MAP: the m! token */
+    const Map *map;         /* KITEM_MAP: NULL if the mapping had errors */
+    struct KItem *next;     /* built newest first */
+} KItem;
+
+typedef struct KernelScope KernelScope;
+
+/* The context every grammar action receives. */
+typedef struct Parser {
+    Prog *prog;
+    const Source *src;
+    Evaluator *ev;
+    const char *defining;   /* name of the type being defined (self-reference check) */
+    KernelScope *kernel;    /* the kernel whose body is being parsed (sema_kernel.c), else NULL */
+    const Map *expr;        /* result of a lone-expression parse */
+    bool expr_ok;
+    int syntax_errors;
+    bool stopped;           /* a fatal error (nesting) stopped this source */
+} Parser;
+
+/* Builders called by grammar actions: each checks its static rule (SPEC §2), reports the
+ * offending numbers at loc, and returns NULL on error. NULL operands propagate silently. */
+const Map *sema_symbol(Parser *ps, Token name);
+const Map *sema_broadcast(Parser *ps, Token num);
+const Map *sema_escape_type(Parser *ps, Token name);
+const Map *sema_postfix(Parser *ps, MapKind kind, PadKind pad, const Map *l, bool arg_ok, uint64_t n, Loc loc);
+/* Right-nests a list collected newest first into pairs (m![A, B, C] is m![A, [B, C]]). */
+const Map *sema_pair_list(Parser *ps, MapList *items);
+/* Resolves "{NAME}" after an operator; false (diagnosed) if not a constant. */
+bool sema_escape_const(Parser *ps, Token name, uint64_t *value);
+MapList *sema_list_add(Parser *ps, MapList *list, const Map *m, uint64_t value, Loc loc);
+
+/* The program's diagnostics: every checker reports through it (short, as it is on every other line). */
+static inline Diags *D(Parser *ps) { return &ps->prog->diags; }
+
+/* Shared by the checkers (names.c): the name a token spells (NULL if undeclared); a new name, or NULL after
+ * reporting the earlier definition; a builder's result, reporting why at loc when it is NULL; a new
+ * axis appended to the program (not entered in the name table), returning its index. */
+const Name *sema_lookup(Parser *ps, Token t);
+Name *sema_define(Parser *ps, Token name, NameKind kind);
+const Map *sema_checked(Parser *ps, const Map *m, Loc loc, const char *why);
+int sema_add_axis(Prog *p, const char *name, uint64_t size, Loc loc);
+/* A cell with coordinate storage in the program's arena, and a cell's text in the arena. */
+Cell sema_new_cell(Prog *p);
+const char *sema_cell_text(Prog *p, const Cell *c);
+
+void sema_axis(Parser *ps, Token name, Token size);
+void sema_const(Parser *ps, Token name, Token value);
+void sema_type(Parser *ps, Token name, const Map *m);
+/* Resolves a type name used as a mapping reference (assertions, the command line). */
+const Map *sema_type_ref(Parser *ps, Token name);
+void sema_assert_cell(Parser *ps, Loc at, const Map *m, Token pos, const CellLit *expect);
+void sema_assert_equiv(Parser *ps, Loc at, const Map *a, const Map *b, bool want_equal);
+/* "copy NAME: SRC -> DST as T;": checks the name, the element type and that every live cell
+ * of DST has a source position in SRC (the first one missing is diagnosed with its index). */
+void sema_copy(Parser *ps, Loc at, Token name, const Map *src, const Map *dst, Token elem);
+/* "tensor NAME: HbmTensor<bf16, CHIP, ELEMENT>;" (maps newest first): the kind, the element type,
+ * the number of mappings and the rules of tensor_check under the default limits. */
+void sema_tensor(Parser *ps, Loc at, Token name, Token kind, Token elem, MapList *maps);
+/* Checks index-literal entries against their sizes; returns ok. */
+bool sema_index_lit(Parser *ps, MapList *terms);
+/* "pad(IDENT)": the padding kind named by IDENT. */
+bool sema_pad_name(Parser *ps, Token name, CellKind *kind);
+
+/* GEMM kernels (sema_kernel.c, KernelDecl in ast.h). The header opens the body's scope (ops: C, A, B;
+ * NULL after a syntax error in the header: the body is then parsed but not checked); each clause is
+ * checked as it ends; at the body's `}` (sema_kernel_end) the defaults are filled in, the whole kernel
+ * is checked and, without errors, appended to the program, and the scope is closed. */
+void sema_kernel_begin(Parser *ps, Token name, const KOperand *ops);
+KItem *sema_kernel_item(Parser *ps, KItemKind kind, Token name, Token value, const Map *map);
+void sema_kernel_clause(Parser *ps, Token word, KItem *items);
+void sema_kernel_end(Parser *ps);
+/* Whether name is an axis of the kernel whose body is being parsed (any name, after a syntax error in its
+ * header): *axis is then its tile axis, or -1 before the tile clause has made them or when the header is
+ * wrong (the mapping is dropped without a diagnostic: the header or the clause reports why). */
+bool sema_kernel_axis(const Parser *ps, Token name, int *axis);
+
+/* Layout descriptors (SPEC §7): the grammar collects raw fields (desc_syntax.c), then
+ * sema_tiled/sema_strided check them and build the equivalent mapping (NULL on error). */
+DescItem *desc_syn_item(Parser *ps, DescItem *list, Token t, uint64_t num, bool ok);
+DescVal *desc_syn_value(Parser *ps, DescValKind kind, Token at, DescItem *items, DescField *fields);
+DescField *desc_syn_field(Parser *ps, DescField *list, Token key, DescVal *val);
+const Map *sema_tiled(Parser *ps, Loc at, const DescField *fields);
+const Map *sema_strided(Parser *ps, Loc at, const DescField *fields);
+
+/* Lemon's generated entry points (parser.c). */
+void *mapc_parserAlloc(void *(*alloc)(size_t));
+void mapc_parserFree(void *p, void (*freeproc)(void *));
+void mapc_parser(void *p, int kind, Token tok, Parser *ps);
+
+#endif
