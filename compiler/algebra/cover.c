@@ -67,9 +67,7 @@ bool cover_proved(const Prog *p, const Map *src, const Map *dst)
     if (!copy_digits(src, d, &n, CAP))
         return false;
     bool dst_digits = copy_digits(dst, dd, &nd, CAP);
-    bool *used = calloc((size_t)p->naxes + 1, sizeof *used);
-    if (!used)
-        abort();
+    bool *used = mem_calloc((size_t)p->naxes + 1, sizeof *used);
     map_mark_axes(dst, used);
     bool ok = true;
     for (int a = 0; a < p->naxes && ok; a++) {

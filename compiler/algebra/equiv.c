@@ -17,7 +17,7 @@ static int base_hook(Evaluator *ev, const Map *x, const Map *y, void *ctx)
 
 Eqv *eqv_new(const Prog *prog)
 {
-    Eqv *q = calloc(1, sizeof *q);
+    Eqv *q = mem_calloc(1, sizeof *q);
     if (!q)
         return NULL;
     q->prog = prog;
@@ -104,9 +104,7 @@ static void slots_put(Eqv *q, const Map *m, int form)
 {
     if (2 * (q->nslots + 1) > q->capslots) {
         size_t cap = q->capslots ? 2 * q->capslots : 64;
-        PtrSlot *v = calloc(cap, sizeof *v);
-        if (!v)
-            abort();
+        PtrSlot *v = mem_calloc(cap, sizeof *v);
         for (size_t i = 0; i < q->capslots; i++)
             if (q->slots[i].m) {
                 size_t k = ptr_hash(q->slots[i].m) & (cap - 1);
@@ -143,9 +141,7 @@ static int form_of(Eqv *q, const Map *e)
     if (f < 0) {
         if (q->nforms == q->capforms) {
             q->capforms = q->capforms ? 2 * q->capforms : 16;
-            q->forms = realloc(q->forms, (size_t)q->capforms * sizeof *q->forms);
-            if (!q->forms)
-                abort();
+            q->forms = mem_realloc(q->forms, (size_t)q->capforms * sizeof *q->forms);
         }
         f = q->nforms++;
         q->forms[f] = (Form){.n = n, .hash = h, .parent = f};
@@ -299,10 +295,8 @@ static int compare(Eqv *q, const Map *x, const Map *y, uint64_t *pos)
  * comparisons are strictly smaller). 1 a difference found, 0 none, -1 undecided. */
 static int witness(Eqv *q, const Map *x, const Map *y)
 {
-    Cell a = {.coord = calloc((size_t)q->naxes + 1, sizeof(uint64_t))};
-    Cell b = {.coord = calloc((size_t)q->naxes + 1, sizeof(uint64_t))};
-    if (!a.coord || !b.coord)
-        abort();
+    Cell a = {.coord = mem_calloc((size_t)q->naxes + 1, sizeof(uint64_t))};
+    Cell b = {.coord = mem_calloc((size_t)q->naxes + 1, sizeof(uint64_t))};
     int found = 0;
     uint64_t n = x->size;
     for (uint64_t k = 0; k < 2 * EQV_WITNESS_POSITIONS && !found; k++) {
@@ -346,9 +340,7 @@ int eqv_same(Eqv *q, const Map *x, const Map *y)
     }
     if (q->ndiff == q->capdiff) {
         q->capdiff = q->capdiff ? 2 * q->capdiff : 16;
-        q->diff = realloc(q->diff, q->capdiff * sizeof *q->diff);
-        if (!q->diff)
-            abort();
+        q->diff = mem_realloc(q->diff, q->capdiff * sizeof *q->diff);
     }
     q->diff[q->ndiff++] = (DiffPair){fx, fy};
     return 0;

@@ -77,9 +77,7 @@ static void push(Items *it, Item x, int max_items)
     }
     if (it->n == it->cap) {
         it->cap = it->cap ? 2 * it->cap : 16;
-        it->v = realloc(it->v, (size_t)it->cap * sizeof *it->v);
-        if (!it->v)
-            abort();
+        it->v = mem_realloc(it->v, (size_t)it->cap * sizeof *it->v);
     }
     it->v[it->n++] = x;
 }
@@ -173,9 +171,7 @@ void eqv_fn_free(Eqv *q, Fn f)
 
 static Fn fn_alloc(Eqv *q)
 {
-    Fn f = {calloc((size_t)q->naxes + 1, sizeof *f.o)};
-    if (!f.o)
-        abort();
+    Fn f = {mem_calloc((size_t)q->naxes + 1, sizeof *f.o)};
     return f;
 }
 
@@ -220,9 +216,7 @@ static isl_set *active(Eqv *q, const Item *t)
 static isl_pw_aff *sum_terms(Eqv *q, const Items *it, const int *idx, int k, bool scaled, isl_set *dom)
 {
     isl_pw_aff *sum = pw_const(q, isl_set_copy(dom), 0);
-    bool *done = calloc((size_t)k + 1, sizeof *done);
-    if (!done)
-        abort();
+    bool *done = mem_calloc((size_t)k + 1, sizeof *done);
     for (int i = 0; i < k; i++) {
         if (done[i])
             continue;
@@ -292,13 +286,11 @@ Fn eqv_build(Eqv *q, const Map *e)
     }
 
     isl_set *over = isl_set_empty(eqv_pos_space(q));     /* overshoots and decoded overflows */
-    isl_pw_aff **sum = calloc((size_t)n + 1, sizeof *sum);
-    Fn *dec = calloc((size_t)it.n + 1, sizeof *dec);  /* per composite class: decoded cells */
-    int *idx = calloc((size_t)it.n + 1, sizeof *idx);
-    int *terms_on = calloc((size_t)n + 1, sizeof *terms_on);   /* how many terms reach each axis */
-    bool *used = calloc((size_t)n + 1, sizeof *used);
-    if (!sum || !dec || !idx || !terms_on || !used)
-        abort();
+    isl_pw_aff **sum = mem_calloc((size_t)n + 1, sizeof *sum);
+    Fn *dec = mem_calloc((size_t)it.n + 1, sizeof *dec);  /* per composite class: decoded cells */
+    int *idx = mem_calloc((size_t)it.n + 1, sizeof *idx);
+    int *terms_on = mem_calloc((size_t)n + 1, sizeof *terms_on);   /* how many terms reach each axis */
+    bool *used = mem_calloc((size_t)n + 1, sizeof *used);
     for (int a = 0; a < n; a++)
         sum[a] = pw_const(q, isl_set_copy(dom), 0);
     bool failed = false;
@@ -466,10 +458,8 @@ static isl_stat collect_piece(isl_set *set, isl_aff *aff, void *user)
     Pieces *p = user;
     if (p->n == p->cap) {
         p->cap = p->cap ? 2 * p->cap : 8;
-        p->set = realloc(p->set, (size_t)p->cap * sizeof *p->set);
-        p->aff = realloc(p->aff, (size_t)p->cap * sizeof *p->aff);
-        if (!p->set || !p->aff)
-            abort();
+        p->set = mem_realloc(p->set, (size_t)p->cap * sizeof *p->set);
+        p->aff = mem_realloc(p->aff, (size_t)p->cap * sizeof *p->aff);
     }
     p->set[p->n] = set;
     p->aff[p->n++] = aff;

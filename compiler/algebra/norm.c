@@ -134,9 +134,7 @@ static void list_push(List *l, const Map *m)
 {
     if (l->n == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 8;
-        l->v = realloc(l->v, (size_t)l->cap * sizeof *l->v);
-        if (!l->v)
-            abort();
+        l->v = mem_realloc(l->v, (size_t)l->cap * sizeof *l->v);
     }
     l->v[l->n++] = m;
 }
@@ -292,9 +290,7 @@ static int *group_count(Groups *g, const Map *base, uint64_t stride, uint64_t co
         return NULL;
     if (g->n == g->cap) {
         g->cap = g->cap ? 2 * g->cap : 16;
-        g->v = realloc(g->v, (size_t)g->cap * sizeof *g->v);
-        if (!g->v)
-            abort();
+        g->v = mem_realloc(g->v, (size_t)g->cap * sizeof *g->v);
     }
     g->v[g->n] = (Group){axis, base->size, stride, count, 0};
     return &g->v[g->n++].n;

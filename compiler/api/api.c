@@ -20,6 +20,18 @@ struct mapc_jit {
     Jit *jit;
 };
 
+/* The out-of-memory guard of the entry points (core/base.h): runs `call` and returns its status, or
+ * MAPC_ERR_NOMEM when the heap ran out below it (what the call had allocated is then lost). */
+#define GUARDED(call)                           \
+    do {                                        \
+        MemGuard guard_;                        \
+        if (MEM_GUARD(guard_))                  \
+            return MAPC_ERR_NOMEM;              \
+        mapc_status status_ = (call);           \
+        mem_guard_release(&guard_);             \
+        return status_;                         \
+    } while (0)
+
 const char *mapc_version(void) { return MAPC_VERSION_STRING; }
 
 const char *mapc_status_string(mapc_status s)
@@ -37,7 +49,7 @@ const char *mapc_status_string(mapc_status s)
     return "unknown status";
 }
 
-mapc_status mapc_compile_string(const char *name, const char *text, size_t len, mapc_program **out)
+static mapc_status compile_string_body(const char *name, const char *text, size_t len, mapc_program **out)
 {
     if (!out)
         return MAPC_ERR_ARGUMENT;
@@ -52,6 +64,11 @@ mapc_status mapc_compile_string(const char *name, const char *text, size_t len, 
     prog_parse(p->prog, name ? name : "<string>", text, len);
     *out = p;
     return p->prog->diags.count ? MAPC_ERR_INPUT : MAPC_OK;
+}
+
+mapc_status mapc_compile_string(const char *name, const char *text, size_t len, mapc_program **out)
+{
+    GUARDED(compile_string_body(name, text, len, out));
 }
 
 mapc_status mapc_compile_file(const char *path, mapc_program **out)
@@ -170,7 +187,7 @@ static mapc_status resolve(mapc_program *p, const char *name, const Map **m)
     return MAPC_OK;
 }
 
-mapc_status mapc_type_size(mapc_program *p, const char *name, uint64_t *size)
+static mapc_status type_size_body(mapc_program *p, const char *name, uint64_t *size)
 {
     const Map *m;
     if (!size)
@@ -181,7 +198,12 @@ mapc_status mapc_type_size(mapc_program *p, const char *name, uint64_t *size)
     return s;
 }
 
-mapc_status mapc_eval(mapc_program *p, const char *name, uint64_t pos, int *kind, int64_t *coords)
+mapc_status mapc_type_size(mapc_program *p, const char *name, uint64_t *size)
+{
+    GUARDED(type_size_body(p, name, size));
+}
+
+static mapc_status eval_body(mapc_program *p, const char *name, uint64_t pos, int *kind, int64_t *coords)
 {
     const Map *m;
     if (!kind || !coords)
@@ -209,7 +231,12 @@ mapc_status mapc_eval(mapc_program *p, const char *name, uint64_t pos, int *kind
     return s;
 }
 
-mapc_status mapc_equiv(mapc_program *p, const char *name1, const char *name2, int *equivalent, uint64_t *pos)
+mapc_status mapc_eval(mapc_program *p, const char *name, uint64_t pos, int *kind, int64_t *coords)
+{
+    GUARDED(eval_body(p, name, pos, kind, coords));
+}
+
+static mapc_status equiv_body(mapc_program *p, const char *name1, const char *name2, int *equivalent, uint64_t *pos)
 {
     const Map *a, *b;
     if (!equivalent)
@@ -242,7 +269,12 @@ mapc_status mapc_equiv(mapc_program *p, const char *name1, const char *name2, in
     return s;
 }
 
-mapc_status mapc_jit_create(mapc_program *p, const mapc_jit_options *opts, mapc_jit **out)
+mapc_status mapc_equiv(mapc_program *p, const char *name1, const char *name2, int *equivalent, uint64_t *pos)
+{
+    GUARDED(equiv_body(p, name1, name2, equivalent, pos));
+}
+
+static mapc_status jit_create_body(mapc_program *p, const mapc_jit_options *opts, mapc_jit **out)
 {
     if (!out)
         return MAPC_ERR_ARGUMENT;
@@ -269,6 +301,11 @@ mapc_status mapc_jit_create(mapc_program *p, const mapc_jit_options *opts, mapc_
     }
     *out = j;
     return MAPC_OK;
+}
+
+mapc_status mapc_jit_create(mapc_program *p, const mapc_jit_options *opts, mapc_jit **out)
+{
+    GUARDED(jit_create_body(p, opts, out));
 }
 
 mapc_status mapc_jit_lookup(mapc_jit *j, const char *symbol, void **fn)

@@ -69,17 +69,13 @@ LLVMValueRef cg_finalize(Cg *cg, const CgPlan *pl, LLVMValueRef *vals, LLVMValue
         sub[a] = zero;
     /* padding candidates in slot order: (slot, condition, kind) */
     int ncand = 0;
-    struct Cand { LLVMValueRef place, cond, kind; } *cand = malloc(((size_t)pl->npads + pl->ncls + 1) * sizeof *cand);
-    if (!cand)
-        abort();
+    struct Cand { LLVMValueRef place, cond, kind; } *cand = mem_alloc(((size_t)pl->npads + pl->ncls + 1) * sizeof *cand);
     for (int k = 0; k < pl->npads; k++)
         if (taken[k])
             cand[ncand++] = (struct Cand){LLVMConstInt(cg->i32, (unsigned)pl->pads[k].slot, false), taken[k],
                                           LLVMConstInt(cg->i32, pl->pads[k].node->pad, false)};
 
-    LLVMValueRef *mv = malloc(((size_t)pl->nterms + 1) * sizeof *mv); /* masked values */
-    if (!mv)
-        abort();
+    LLVMValueRef *mv = mem_alloc(((size_t)pl->nterms + 1) * sizeof *mv); /* masked values */
     for (int t = 0; t < pl->nterms; t++)
         mv[t] = present[t] ? LLVMBuildSelect(cg->b, present[t], vals[t], zero, "") : vals[t];
 
@@ -251,9 +247,7 @@ LLVMValueRef cg_cell_fn(Cg *cg, const Map *m)
 
     LLVMPositionBuilderAtEnd(cg->b, in);
     size_t n = (size_t)pl->nterms + pl->npads + (size_t)na + 1;
-    LLVMValueRef *buf = calloc(3 * n, sizeof *buf);
-    if (!buf)
-        abort();
+    LLVMValueRef *buf = mem_calloc(3 * n, sizeof *buf);
     Walk w = {.cg = cg, .pl = pl, .vals = buf, .present = buf + n, .taken = buf + 2 * n};
     walk(&w, m, pos, NULL);
     LLVMValueRef sub[na + 1];

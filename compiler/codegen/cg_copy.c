@@ -385,12 +385,10 @@ static LLVMValueRef offset_table(Cg *cg, const Copy *c)
     uint64_t cap = 16;
     while (cap < 2 * ns)
         cap *= 2;
-    uint64_t *slot = calloc(cap, sizeof *slot);                    /* source position + 1 */
-    uint64_t *sc = malloc(ns * (size_t)(na + 1) * sizeof *sc);   /* source coordinates */
-    int64_t *tab = malloc(nd * sizeof *tab);
-    Cell cell = {.coord = calloc((size_t)na + 1, sizeof(uint64_t))};
-    if (!slot || !sc || !tab || !cell.coord)
-        abort();
+    uint64_t *slot = mem_calloc(cap, sizeof *slot);                    /* source position + 1 */
+    uint64_t *sc = mem_alloc(ns * (size_t)(na + 1) * sizeof *sc);   /* source coordinates */
+    int64_t *tab = mem_alloc(nd * sizeof *tab);
+    Cell cell = {.coord = mem_calloc((size_t)na + 1, sizeof(uint64_t))};
     bool ok = true;
     for (uint64_t q = 0; q < ns && ok; q++) {
         ok = eval_cell(cg->ev, c->src, q, &cell) == EVAL_OK;
@@ -447,9 +445,7 @@ void cg_emit_copy(Cg *cg, const Copy *c)
     }
     CopyCtx x = {.c = c, .dpl = dpl, .spl = spl, .esize = (unsigned)elem_type_size(c->elem)};
     x.ety = LLVMIntTypeInContext(cg->ctx, 8 * x.esize); /* elements are moved as bits */
-    x.srcw = calloc((size_t)dpl->nterms + 1, sizeof *x.srcw);
-    if (!x.srcw)
-        abort();
+    x.srcw = mem_calloc((size_t)dpl->nterms + 1, sizeof *x.srcw);
     x.dmap = c->dst;
     /* Axes the destination never mentions hold 0 in every destination cell, so the source only
      * has to tile the axes the destination mentions (a per-slice part of a move, say). */
@@ -511,9 +507,7 @@ void cg_emit_copy(Cg *cg, const Copy *c)
     for (int t = 0; stream && t < dpl->nterms; t++)
         stream = t == x.t1 || dpl->terms[t].weight % x.L == 0;
     /* paddings around t1 only ever hold t1's run or scalar padding stores: their weight is free */
-    bool *around = calloc((size_t)dpl->npads + 1, sizeof *around);
-    if (!around)
-        abort();
+    bool *around = mem_calloc((size_t)dpl->npads + 1, sizeof *around);
     for (int k = stream ? dpl->terms[x.t1].pad : -1; k >= 0; k = dpl->pads[k].parent)
         around[k] = true;
     for (int k = 0; stream && k < dpl->npads; k++)
@@ -551,9 +545,7 @@ static void copy_loops(Cg *cg, CopyCtx *x)
     CopyCtx v = *x; /* the mode may fall back to scalar for this variant only */
     bool done = false;
     if (v.mode != MODE_SCALAR) {
-        uint64_t *step = calloc((size_t)dpl->nterms + 1, sizeof *step);
-        if (!step)
-            abort();
+        uint64_t *step = mem_calloc((size_t)dpl->nterms + 1, sizeof *step);
         for (int t = 0; t < dpl->nterms; t++)
             step[t] = t == v.t1 || (v.mode == MODE_TILE && t == v.t2) ? v.L : 1;
         v.vty = LLVMVectorType(v.ety, v.L);

@@ -94,9 +94,7 @@ static void gen_rest(Enum *e, Item *items, int n, LLVMValueRef pos) { gen(e, ite
 /* Replaces items[0] by its operands (one or two) and continues. */
 static void gen_split(Enum *e, Item *items, int n, LLVMValueRef pos, Item a, Item b, bool two)
 {
-    Item *v = malloc(((size_t)n + 2) * sizeof *v);
-    if (!v)
-        abort();
+    Item *v = mem_alloc(((size_t)n + 2) * sizeof *v);
     v[0] = a;
     int k = 1;
     if (two)
@@ -130,12 +128,10 @@ static void gen(Enum *e, Item *items, int n, LLVMValueRef pos)
         if (e->dry)
             return;
         const CgPlan *pl = e->pl;
-        LLVMValueRef *pres = calloc((size_t)pl->nterms + 1, sizeof *pres);
-        LLVMValueRef *tk = calloc((size_t)pl->npads + 1, sizeof *tk);
-        LLVMValueRef *vals = calloc((size_t)pl->nterms + 1, sizeof *vals);
+        LLVMValueRef *pres = mem_calloc((size_t)pl->nterms + 1, sizeof *pres);
+        LLVMValueRef *tk = mem_calloc((size_t)pl->npads + 1, sizeof *tk);
+        LLVMValueRef *vals = mem_calloc((size_t)pl->nterms + 1, sizeof *vals);
         LLVMValueRef sub[cg->prog->naxes + 1];
-        if (!pres || !tk || !vals)
-            abort();
         for (int t = 0; t < pl->nterms; t++) {
             pres[t] = e->present[t] ? NULL : LLVMConstInt(cg->i1, 0, false);
             vals[t] = e->present[t] ? e->vals[t] : cg_const(cg, 0);
@@ -178,9 +174,7 @@ static void gen(Enum *e, Item *items, int n, LLVMValueRef pos)
                 e->hoist_base = cg_const(cg, 0);
             }
             const CgHoist *saved = e->hoist;
-            Item *v = malloc((size_t)n * sizeof *v);
-            if (!v)
-                abort();
+            Item *v = mem_alloc((size_t)n * sizeof *v);
             memcpy(v, items, (size_t)n * sizeof *v);
             e->hoist = NULL; /* this item again, as a plain loop; the inner term reads hoist_base */
             e->inner_blocked = saved;
@@ -344,11 +338,9 @@ bool cg_enumerate_stepped(Cg *cg, const Map *m, const uint64_t *step, const CgHo
         return true;
     }
     Enum e = {.cg = cg, .pl = pl, .body = body, .user = user, .dry = true, .step = step, .hoist = hoist};
-    e.vals = calloc((size_t)pl->nterms + 1, sizeof *e.vals);
-    e.present = malloc(((size_t)pl->nterms + 1) * sizeof *e.present);
-    e.taken = calloc((size_t)pl->npads + 1, sizeof *e.taken);
-    if (!e.vals || !e.present || !e.taken)
-        abort();
+    e.vals = mem_calloc((size_t)pl->nterms + 1, sizeof *e.vals);
+    e.present = mem_alloc(((size_t)pl->nterms + 1) * sizeof *e.present);
+    e.taken = mem_calloc((size_t)pl->npads + 1, sizeof *e.taken);
     for (int t = 0; t < pl->nterms; t++)
         e.present[t] = true;
     Item root = {.m = m, .n = m->size, .w = 1};

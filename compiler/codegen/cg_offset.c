@@ -53,9 +53,7 @@ LLVMValueRef cg_offset_fn(Cg *cg, const Map *m)
     LLVMValueRef result;
     if (pl->invertible) {
         int na = cg->prog->naxes;
-        LLVMValueRef *cc = malloc(((size_t)pl->ncls + 1) * sizeof *cc);
-        if (!cc)
-            abort();
+        LLVMValueRef *cc = mem_alloc(((size_t)pl->ncls + 1) * sizeof *cc);
         for (int k = 0; k < pl->ncls; k++) {
             if (pl->cls[k].axis >= 0) {
                 cc[k] = load_at(cg, want, pl->cls[k].axis);

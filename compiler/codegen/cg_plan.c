@@ -16,9 +16,7 @@ struct CgMemo *cg_memo(Cg *cg, const Map *m)
             return &cg->memo[i];
     if (cg->nmemo == cg->memo_cap) {
         cg->memo_cap = cg->memo_cap ? 2 * cg->memo_cap : 16;
-        cg->memo = realloc(cg->memo, (size_t)cg->memo_cap * sizeof *cg->memo);
-        if (!cg->memo)
-            abort();
+        cg->memo = mem_realloc(cg->memo, (size_t)cg->memo_cap * sizeof *cg->memo);
     }
     cg->memo[cg->nmemo] = (struct CgMemo){.map = m};
     return &cg->memo[cg->nmemo++];
@@ -109,9 +107,7 @@ static void digit_facts(Cg *cg, CgPlan *pl)
             pl->exact = false;
     if (!pl->exact)
         return;
-    const CgTerm **v = malloc(((size_t)pl->nterms + 1) * sizeof *v);
-    if (!v)
-        abort();
+    const CgTerm **v = mem_alloc(((size_t)pl->nterms + 1) * sizeof *v);
     pl->truncated = has_truncation(pl->map);
     pl->tiled = !pl->truncated;
     for (int a = 0; a < cg->prog->naxes; a++) {

@@ -15,13 +15,13 @@ enum { CHUNK_MIN = 64 * 1024 };
 
 void *arena_alloc(Arena *a, size_t size)
 {
+    if (size > SIZE_MAX / 2)
+        mem_fail(); /* no heap holds it: the same answer as an exhausted one */
     size = (size + 15) & ~(size_t)15;
     ArenaChunk *c = a->chunks;
     if (!c || c->cap - c->used < size) {
         size_t cap = size > CHUNK_MIN ? size : CHUNK_MIN;
-        c = malloc(sizeof *c + cap);
-        if (!c)
-            abort(); /* out of memory: nothing sensible to diagnose */
+        c = mem_alloc(sizeof *c + cap);
         c->next = a->chunks;
         c->used = 0;
         c->cap = cap;

@@ -2,10 +2,49 @@
 #ifndef MAPC_BASE_H
 #define MAPC_BASE_H
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* ---- Out of memory: one mechanism for the whole library (mem.c) ----
+ *
+ * The compiler's data structures are allocated through mem_alloc, mem_calloc, mem_realloc and arenas.
+ * When the heap is exhausted they do not return NULL: they unwind (longjmp) to the innermost guard of
+ * the calling thread. Every entry point into the library sets one — each public mapc_* function, and
+ * the mapc driver around a whole command — and turns the unwinding into an out-of-memory status:
+ *
+ *     MemGuard g;
+ *     if (MEM_GUARD(g))
+ *         return MAPC_ERR_NOMEM;          // memory was exhausted below; g is already released
+ *     mapc_status s = work(...);          // the guarded body: a separate function, so no local of
+ *     mem_guard_release(&g);              //   this frame is modified between setjmp and longjmp
+ *     return s;
+ *
+ * What the failed call had allocated is not freed (arena memory is freed with its arena's owner). No
+ * guarded body may hold a lock while it allocates through these functions. Calling them with no guard
+ * set is a programming error: the process traps. Large buffers whose size the user controls (tensors,
+ * packing buffers) are allocated with plain malloc and their failure is reported as an error instead. */
+typedef struct MemGuard {
+    jmp_buf env;
+    struct MemGuard *outer;
+} MemGuard;
+
+/* Pushes g as the calling thread's innermost guard; MEM_GUARD calls it and then setjmp. */
+MemGuard *mem_guard_push(MemGuard *g);
+/* Pops g (the innermost guard) after its body returned normally. */
+void mem_guard_release(MemGuard *g);
+/* Sets the guard: 0 now, nonzero when an allocation below ran out of memory (g is then popped). */
+#define MEM_GUARD(g) setjmp(mem_guard_push(&(g))->env)
+
+/* malloc, calloc and realloc that unwind to the innermost guard instead of returning NULL (a size of 0
+ * allocates 1 byte). */
+void *mem_alloc(size_t size);
+void *mem_calloc(size_t n, size_t size);
+void *mem_realloc(void *p, size_t size);
+/* Unwinds to the innermost guard (an allocation of another library failed); never returns. */
+_Noreturn void mem_fail(void);
 
 /* ---- Arena: every allocation of one compilation, freed at once. ---- */
 
@@ -14,7 +53,7 @@ typedef struct Arena {
     ArenaChunk *chunks;
 } Arena;
 
-/* Returns zeroed memory owned by the arena (aborts only if malloc itself fails). */
+/* Returns zeroed memory owned by the arena (unwinds to the guard if the heap is exhausted, see above). */
 void *arena_alloc(Arena *a, size_t size);
 /* Copies n bytes of s into the arena and NUL-terminates the copy. */
 char *arena_strndup(Arena *a, const char *s, size_t n);

@@ -6,7 +6,7 @@
 
 Prog *prog_new(void)
 {
-    Prog *p = calloc(1, sizeof *p);
+    Prog *p = mem_calloc(1, sizeof *p);
     if (p)
         diags_init(&p->diags, &p->arena);
     return p;

@@ -8,6 +8,8 @@
 
 /* Deepest tiled nesting (the seed's MAX_TILED_DEPTH): the outermost layout is level 1. */
 #define DESC_MAX_DEPTH 8
+/* Most axes a mapping may use for desc_recognize to consider it (its search keeps per-axis arrays). */
+#define DESC_MAX_RANK 64
 
 /* ---- Raw syntax, collected by the grammar (desc_syntax.c checks it) ---- */
 
@@ -106,8 +108,8 @@ bool desc_offset(const Desc *d, const uint64_t *index, uint64_t *offset);
 bool desc_size(const Desc *d, uint64_t *size);
 
 /* element_offset through the mapping: the smallest position of m whose cell is live with the
- * descriptor's index (coordinates on d's axes, 0 elsewhere). This is the seam where generated
- * inverse code will plug in; today it scans the positions with the reference interpreter.
+ * descriptor's index (coordinates on d's axes, 0 elsewhere), found by scanning the positions with
+ * the reference interpreter — the oracle for the generated inverse (E_offset, codegen.h).
  * Returns 1 found, 0 no such position, -1 the interpreter could not decide (eval_error). */
 int desc_element_offset(const Prog *p, Evaluator *ev, const Desc *d, const Map *m, const uint64_t *index,
                         uint64_t *pos);
@@ -122,14 +124,10 @@ size_t desc_format(const Prog *p, const Desc *d, char *buf, size_t size);
  * tiled layout with any orders: candidates are synthesized from the positions of m's unit
  * indices (the strided view) and from m's digits grouped into tile levels (strides of strided
  * groups from the digits' position weights), and one is accepted only if its mapping is
- * equivalent to m (desc_equivalent). Returns the descriptor (in p's arena) and, in *note,
+ * equivalent to m (the decision procedure of algebra.h). Returns the descriptor (in p's arena) and, in *note,
  * "row-major", "column-major" or NULL; otherwise NULL with the reason in *why (arena text).
  * Not recognized although tiled: levels of pure padding (a nested tile larger than its parent's
  * on some axis), padded axes of extent 1, and mappings over MAPC_EXHAUSTIVE_BUDGET positions. */
 const Desc *desc_recognize(Prog *p, const Map *m, const char **note, const char **why);
-
-/* Whether two mappings are equivalent: 1 yes, 0 no, -1 undecided (the one place the
- * descriptor layer asks; exhaustive today). */
-int desc_equivalent(const Prog *p, const Map *a, const Map *b);
 
 #endif

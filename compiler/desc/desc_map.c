@@ -136,9 +136,7 @@ static const Map *seq(Build *b, const Map *const *v, int n, bool reversed, const
 static const Map *place(Build *b, const Map *const *v, const uint64_t *n, const uint64_t *s, int rank,
                         const int *axes, const char *what)
 {
-    int *ord = malloc((size_t)(rank + 1) * sizeof *ord);
-    if (!ord)
-        abort();
+    int *ord = mem_alloc((size_t)(rank + 1) * sizeof *ord);
     int k = 0;
     for (int i = 0; i < rank; i++) {
         if (n[i] <= 1)

@@ -58,9 +58,7 @@ static bool tile_elems(const DescLevel *L, int r, uint64_t *out)
 /* The grid g_i = ceil(s_i / t_i), malloc'ed. */
 static uint64_t *grid(const DescLevel *L, int r, const uint64_t *s)
 {
-    uint64_t *g = malloc((size_t)(r + 1) * sizeof *g);
-    if (!g)
-        abort();
+    uint64_t *g = mem_alloc((size_t)(r + 1) * sizeof *g);
     for (int i = 0; i < r; i++)
         g[i] = s[i] / L->tile[i] + (s[i] % L->tile[i] != 0);
     return g;
@@ -79,9 +77,7 @@ static bool level_size(const DescLevel *L, int r, const uint64_t *s, uint64_t *o
 static bool level_offset(const DescLevel *L, int r, const uint64_t *s, const uint64_t *x, uint64_t *out)
 {
     uint64_t *g = grid(L, r, s);
-    uint64_t *T = malloc((size_t)(r + 1) * sizeof *T), *e = malloc((size_t)(r + 1) * sizeof *e);
-    if (!T || !e)
-        abort();
+    uint64_t *T = mem_alloc((size_t)(r + 1) * sizeof *T), *e = mem_alloc((size_t)(r + 1) * sizeof *e);
     for (int i = 0; i < r; i++) {
         T[i] = x[i] / L->tile[i];
         e[i] = x[i] % L->tile[i];
@@ -119,10 +115,8 @@ int desc_element_offset(const Prog *p, Evaluator *ev, const Desc *d, const Map *
 {
     /* The seam for generated inverse code (E_offset): until it is available, scan the
      * positions with the reference interpreter (fine for test sizes). */
-    uint64_t *want = calloc((size_t)p->naxes + 1, sizeof *want);
-    Cell c = {.coord = calloc((size_t)p->naxes + 1, sizeof(uint64_t))};
-    if (!want || !c.coord)
-        abort();
+    uint64_t *want = mem_calloc((size_t)p->naxes + 1, sizeof *want);
+    Cell c = {.coord = mem_calloc((size_t)p->naxes + 1, sizeof(uint64_t))};
     for (int i = 0; i < d->rank; i++)
         want[d->axes[i]] = index[i];
     Cell w = {CELL_LIVE, want};

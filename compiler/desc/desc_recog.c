@@ -27,27 +27,15 @@ static int compare(const Prog *p, const Map *a, const Map *b, EqvResult *r)
     return r->verdict == EQV_EQUIVALENT ? 1 : r->verdict == EQV_UNKNOWN ? -1 : 0;
 }
 
-int desc_equivalent(const Prog *p, const Map *a, const Map *b)
-{
-    EqvResult r = {.c1.coord = calloc((size_t)p->naxes + 1, sizeof(uint64_t)),
-                   .c2.coord = calloc((size_t)p->naxes + 1, sizeof(uint64_t))};
-    if (!r.c1.coord || !r.c2.coord)
-        abort();
-    int v = compare(p, a, b, &r);
-    free(r.c1.coord);
-    free(r.c2.coord);
-    return v;
-}
-
 /* The recognizer's state: the mapping, its axes (in declaration order) and what the scan found. */
 typedef struct Rec {
     Prog *p;
     const Map *m;
     int rank;
-    int axes[64];
-    uint64_t extent[64];
+    int axes[DESC_MAX_RANK];
+    uint64_t extent[DESC_MAX_RANK];
     const char *mismatch;   /* why the last verified candidate differed */
-    uint64_t unit[64];      /* position of each unit index (axis i = 1, others 0) */
+    uint64_t unit[DESC_MAX_RANK];      /* position of each unit index (axis i = 1, others 0) */
 } Rec;
 
 static const char *cellstr(Prog *p, const Cell *c)
@@ -69,9 +57,7 @@ static void axes_used(const Map *m, bool *used, const Map ***seen, int *nseen, i
             return;
     if (*nseen == *cap) {
         *cap = *cap ? 2 * *cap : 64;
-        *seen = realloc(*seen, (size_t)*cap * sizeof **seen);
-        if (!*seen)
-            abort();
+        *seen = mem_realloc(*seen, (size_t)*cap * sizeof **seen);
     }
     (*seen)[(*nseen)++] = m;
     if (m->kind == MAP_SYM)
@@ -90,10 +76,8 @@ static bool verify(Rec *r, const Desc *d)
         r->mismatch = scratch.head ? scratch.head->msg : "it has no mapping expression";
         return false;
     }
-    EqvResult e = {.c1.coord = calloc((size_t)r->p->naxes + 1, sizeof(uint64_t)),
-                   .c2.coord = calloc((size_t)r->p->naxes + 1, sizeof(uint64_t))};
-    if (!e.c1.coord || !e.c2.coord)
-        abort();
+    EqvResult e = {.c1.coord = mem_calloc((size_t)r->p->naxes + 1, sizeof(uint64_t)),
+                   .c2.coord = mem_calloc((size_t)r->p->naxes + 1, sizeof(uint64_t))};
     int v = compare(r->p, r->m, cm, &e);
     if (v < 0)
         r->mismatch = "equivalence could not be decided";
@@ -122,11 +106,9 @@ static const char *scan(Rec *r, uint64_t *unit)
     if (nidx > r->m->size)
         return arena_printf(&p->arena, "its %llu positions cannot store the %llu indices of its axes", U(r->m->size),
                             U(nidx));
-    uint64_t *first = malloc((size_t)nidx * sizeof *first);
-    Cell c = {.coord = calloc((size_t)p->naxes + 1, sizeof(uint64_t))};
+    uint64_t *first = mem_alloc((size_t)nidx * sizeof *first);
+    Cell c = {.coord = mem_calloc((size_t)p->naxes + 1, sizeof(uint64_t))};
     Evaluator *ev = eqv_evaluator_new(p);
-    if (!first || !c.coord || !ev)
-        abort();
     for (uint64_t k = 0; k < nidx; k++)
         first[k] = UINT64_MAX;
     const char *why = NULL;
@@ -319,11 +301,11 @@ static const char *flatten(Rec *r, const Map *m, int mode, uint64_t w, Leaf *v, 
 typedef struct Cand {
     Desc d;
     DescLevel lev[DESC_MAX_DEPTH];
-    uint64_t tile[DESC_MAX_DEPTH][64];
-    int axes[64];
-    uint64_t extent[64];
-    int order[64];              /* shape position -> Rec axis */
-    uint64_t ostr[DESC_MAX_DEPTH][64], istr[64];
+    uint64_t tile[DESC_MAX_DEPTH][DESC_MAX_RANK];
+    int axes[DESC_MAX_RANK];
+    uint64_t extent[DESC_MAX_RANK];
+    int order[DESC_MAX_RANK];              /* shape position -> Rec axis */
+    uint64_t ostr[DESC_MAX_DEPTH][DESC_MAX_RANK], istr[DESC_MAX_RANK];
 } Cand;
 
 /* Fills the strides of the strided groups from the position weights of their digits, innermost
@@ -332,7 +314,7 @@ typedef struct Cand {
  * stride 0. false if a stride does not come out whole. */
 static bool strides_of(const Rec *r, const Leaf *v, const int *gstart, Cand *c, int L)
 {
-    int rank = r->rank, pos[64];
+    int rank = r->rank, pos[DESC_MAX_RANK];
     for (int i = 0; i < rank; i++)
         pos[c->order[i]] = i;
     for (int k = L - 1; k >= 0; k--) {
@@ -380,7 +362,7 @@ static bool candidate(Rec *r, const Leaf *v, int n, const int *gstart, int ngrou
     c->d.loc = r->m->loc;
     c->d.axes = c->axes;
     c->d.extent = c->extent;
-    int pos[64]; /* shape position of each Rec axis */
+    int pos[DESC_MAX_RANK]; /* shape position of each Rec axis */
     for (int i = 0; i < rank; i++) {
         c->axes[i] = r->axes[order[i]];
         c->extent[i] = r->extent[order[i]];
@@ -435,7 +417,7 @@ static bool candidate(Rec *r, const Leaf *v, int n, const int *gstart, int ngrou
  * indices (the positions the scan found). */
 static bool plausible(const Rec *r, const Cand *c)
 {
-    uint64_t size, idx[64] = {0}, off;
+    uint64_t size, idx[DESC_MAX_RANK] = {0}, off;
     if (!desc_size(&c->d, &size) || size != r->m->size)
         return false;
     for (int i = 0; i < r->rank; i++) {
@@ -513,8 +495,8 @@ static void try_grouping(Search *s, int ng)
         if (n < 2 || n > DESC_MAX_DEPTH + 1)
             continue;
         for (int g = 0; !s->found && g <= n; g++) {
-            int order[64], k = 0;
-            bool have[64] = {0};
+            int order[DESC_MAX_RANK], k = 0;
+            bool have[DESC_MAX_RANK] = {0};
             if (g < n)
                 for (int j = gs[g]; j < gs[g + 1]; j++)
                     order[k++] = s->v[j].axis, have[s->v[j].axis] = true;
@@ -558,10 +540,8 @@ static void search(Search *s, int j, int ng)
 /* Tries the tiled candidates of m's digit structure; the descriptor or NULL with *why. */
 static const Desc *tiled(Rec *r, const char **why)
 {
-    Search *s = calloc(1, sizeof *s);
-    Leaf *v = malloc(MAX_LEAVES * sizeof *v);
-    if (!s || !v)
-        abort();
+    Search *s = mem_calloc(1, sizeof *s);
+    Leaf *v = mem_alloc(MAX_LEAVES * sizeof *v);
     const Desc *found = NULL;
     const char *flat_why = NULL;
     bool searched = false;
@@ -637,22 +617,20 @@ const Desc *desc_recognize(Prog *p, const Map *m, const char **note, const char 
 {
     Rec r = {.p = p, .m = m};
     *note = NULL;
-    bool *used = calloc((size_t)p->naxes + 1, sizeof *used);
+    bool *used = mem_calloc((size_t)p->naxes + 1, sizeof *used);
     const Map **seen = NULL;
     int nseen = 0, cap = 0;
-    if (!used)
-        abort();
     axes_used(m, used, &seen, &nseen, &cap);
     free(seen);
     int nused = 0;
     for (int a = 0; a < p->naxes; a++)
-        if (used[a] && nused++ < 64) {
+        if (used[a] && nused++ < DESC_MAX_RANK) {
             r.axes[r.rank] = a;
             r.extent[r.rank++] = p->axes[a].size;
         }
     free(used);
-    if (nused > 64) {
-        *why = arena_printf(&p->arena, "it uses %d axes; descriptors are recognized over at most 64", nused);
+    if (nused > DESC_MAX_RANK) {
+        *why = arena_printf(&p->arena, "it uses %d axes; descriptors are recognized over at most %d", nused, DESC_MAX_RANK);
         return NULL;
     }
     if (r.rank == 0) {

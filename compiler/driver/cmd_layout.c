@@ -41,9 +41,7 @@ int cmd_describe(int argc, char **argv)
         return EXIT_INPUT;
     }
     size_t n = desc_format(p, d, NULL, 0);
-    char *s = malloc(n + 1);
-    if (!s)
-        abort();
+    char *s = mem_alloc(n + 1);
     desc_format(p, d, s, n + 1);
     if (note)
         printf("%s  // %s\n", s, note);

@@ -52,7 +52,7 @@ void print_diags(const Prog *p, const Diag *from)
 {
     for (const Diag *d = from ? from : p->diags.head; d; d = d->next) {
         size_t n = diag_format(d, NULL, 0);
-        char *s = malloc(n + 1);
+        char *s = mem_alloc(n + 1);
         diag_format(d, s, n + 1);
         fputs(s, stderr);
         free(s);
@@ -123,7 +123,7 @@ bool parse_pos(const char *s, uint64_t *out)
 char *fmt_cell(const Prog *p, const Cell *c)
 {
     size_t n = cell_format(p, c, NULL, 0);
-    char *s = malloc(n + 1);
+    char *s = mem_alloc(n + 1);
     cell_format(p, c, s, n + 1);
     return s;
 }
@@ -145,9 +145,7 @@ int load_named(const char *arg, bool is_source, const char *name, Prog **p, cons
 char *fmt_map(const Prog *p, const Map *m)
 {
     size_t n = map_format(p, m, NULL, 0);
-    char *s = malloc(n + 1);
-    if (!s)
-        abort(); /* the driver's answer to an exhausted heap */
+    char *s = mem_alloc(n + 1);
     map_format(p, m, s, n + 1);
     return s;
 }

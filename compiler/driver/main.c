@@ -76,6 +76,20 @@ static const struct {
                  "otherwise prints \"not a tiled or strided layout: REASON\" and exits 1.\n"},
 };
 
+/* Runs a command under the library's out-of-memory guard (core/base.h): an exhausted heap anywhere below
+ * is reported as an input-independent error, exit 1, instead of a crash. */
+static int run_guarded(int (*run)(int, char **), int argc, char **argv)
+{
+    MemGuard g;
+    if (MEM_GUARD(g)) {
+        fputs("mapc: out of memory\n", stderr);
+        return EXIT_INPUT;
+    }
+    int status = run(argc, argv);
+    mem_guard_release(&g);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -103,7 +117,7 @@ int main(int argc, char **argv)
                         fputs(command_help[h].help, stdout);
                 return EXIT_OK;
             }
-        return commands[i].run(argc - 2, argv + 2);
+        return run_guarded(commands[i].run, argc - 2, argv + 2);
     }
     return usage_error("unknown command '%s'", argv[1]);
 }

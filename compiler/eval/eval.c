@@ -39,7 +39,7 @@ static int exhaustive_base_equiv(Evaluator *ev, const Map *x, const Map *y, void
 
 Evaluator *eval_new(const Prog *prog)
 {
-    Evaluator *ev = calloc(1, sizeof *ev);
+    Evaluator *ev = mem_calloc(1, sizeof *ev);
     if (!ev)
         return NULL;
     ev->prog = prog;
@@ -75,9 +75,7 @@ static void push(Items *it, Item x)
 {
     if (it->n == it->cap) {
         it->cap = it->cap ? 2 * it->cap : 16;
-        it->v = realloc(it->v, it->cap * sizeof *it->v);
-        if (!it->v)
-            abort();
+        it->v = mem_realloc(it->v, it->cap * sizeof *it->v);
     }
     it->v[it->n++] = x;
 }
@@ -159,10 +157,8 @@ EvalStatus eval_index(Evaluator *ev, const IndexTerm *terms, int n, Cell *out)
 static EvalStatus finalize(Evaluator *ev, const Items *it, Cell *out)
 {
     size_t n = it->n;
-    size_t *cls = malloc((n + 1) * sizeof *cls);    /* class of each term: index of its first term */
-    uint64_t *sub = calloc((size_t)ev->naxes + 1, sizeof *sub);
-    if (!cls || !sub)
-        abort();
+    size_t *cls = mem_alloc((n + 1) * sizeof *cls);    /* class of each term: index of its first term */
+    uint64_t *sub = mem_calloc((size_t)ev->naxes + 1, sizeof *sub);
     EvalStatus st = EVAL_OK;
     bool overflow = false;
     size_t pad_place = SIZE_MAX;
@@ -225,9 +221,7 @@ static EvalStatus finalize(Evaluator *ev, const Items *it, Cell *out)
             continue;
         }
         /* decode the composite once, on its own (a strictly smaller mapping) */
-        Cell inner = {.coord = calloc((size_t)ev->naxes + 1, sizeof(uint64_t))};
-        if (!inner.coord)
-            abort();
+        Cell inner = {.coord = mem_calloc((size_t)ev->naxes + 1, sizeof(uint64_t))};
         st = eval_cell(ev, x, coord, &inner);
         if (st == EVAL_OK) {
             if (inner.kind >= CELL_PAD_TOP && inner.kind <= CELL_PAD_BOTTOM) {
@@ -283,10 +277,8 @@ static int exhaustive_base_equiv(Evaluator *ev, const Map *x, const Map *y, void
         if ((ev->memo[i].x == x && ev->memo[i].y == y) || (ev->memo[i].x == y && ev->memo[i].y == x))
             return ev->memo[i].same;
     EqvResult r;
-    r.c1.coord = calloc((size_t)ev->naxes + 1, sizeof(uint64_t));
-    r.c2.coord = calloc((size_t)ev->naxes + 1, sizeof(uint64_t));
-    if (!r.c1.coord || !r.c2.coord)
-        abort();
+    r.c1.coord = mem_calloc((size_t)ev->naxes + 1, sizeof(uint64_t));
+    r.c2.coord = mem_calloc((size_t)ev->naxes + 1, sizeof(uint64_t));
     EvalStatus st = eqv_exhaustive(ev, x, y, ev->budget, &r);
     free(r.c1.coord);
     free(r.c2.coord);
@@ -301,9 +293,7 @@ static int exhaustive_base_equiv(Evaluator *ev, const Map *x, const Map *y, void
     int same = r.verdict == EQV_EQUIVALENT;
     if (ev->nmemo == ev->memo_cap) {
         ev->memo_cap = ev->memo_cap ? 2 * ev->memo_cap : 16;
-        ev->memo = realloc(ev->memo, ev->memo_cap * sizeof *ev->memo);
-        if (!ev->memo)
-            abort();
+        ev->memo = mem_realloc(ev->memo, ev->memo_cap * sizeof *ev->memo);
     }
     ev->memo[ev->nmemo++] = (Memo){x, y, same};
     return same;

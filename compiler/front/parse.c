@@ -21,9 +21,7 @@ static void run(Parser *ps, const Source *src, bool expr)
 {
     Lexer lx;
     lex_init(&lx, src, &ps->prog->diags);
-    void *lemon = mapc_parserAlloc(malloc);
-    if (!lemon)
-        abort();
+    void *lemon = mapc_parserAlloc(mem_alloc);
     Token t = {0};
     if (expr) {
         t.loc = (Loc){src, 1, 1};
