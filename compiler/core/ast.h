@@ -144,6 +144,8 @@ typedef struct Prog {
     Axis *axes;
     int naxes, axes_cap;
     Name *names;        /* newest first */
+    const Name **name_slots;    /* the name table: open addressing over names, name_cap a power of two */
+    size_t name_cap, nnames;
     int ntypes;
     const Name **types; /* in definition order, for listing */
     int types_cap;
@@ -191,8 +193,11 @@ void prog_free(Prog *p);
  * Call before prog_parse. */
 void prog_override_axis(Prog *p, const char *name, uint64_t size);
 
-/* Looks a name up; NULL if undeclared. */
+/* Looks a name up (len bytes of name, or the whole NUL-terminated name); NULL if undeclared. Constant time. */
 const Name *prog_lookup(const Prog *p, const char *name);
+const Name *prog_lookup_n(const Prog *p, const char *name, size_t len);
+/* Enters n (whose name is in p's arena and not yet declared) into p's names. */
+void prog_add_name(Prog *p, Name *n);
 
 /* Appends the mapping as valid m![...] source text to buf (truncating; returns needed length). */
 size_t map_format(const Prog *p, const Map *m, char *buf, size_t size);

@@ -20,12 +20,54 @@ void prog_free(Prog *p)
     free(p);
 }
 
-const Name *prog_lookup(const Prog *p, const char *name)
+/* FNV-1a over the name's bytes. */
+static size_t name_hash(const char *s, size_t len)
 {
-    for (const Name *n = p->names; n; n = n->next)
-        if (strcmp(n->name, name) == 0)
+    uint64_t h = 0xcbf29ce484222325u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3u;
+    return (size_t)h;
+}
+
+const Name *prog_lookup_n(const Prog *p, const char *name, size_t len)
+{
+    if (!p->name_cap)
+        return NULL;
+    for (size_t i = name_hash(name, len) & (p->name_cap - 1);; i = (i + 1) & (p->name_cap - 1)) {
+        const Name *n = p->name_slots[i];
+        if (!n)
+            return NULL;
+        if (strncmp(n->name, name, len) == 0 && n->name[len] == 0)
             return n;
-    return NULL;
+    }
+}
+
+const Name *prog_lookup(const Prog *p, const char *name) { return prog_lookup_n(p, name, strlen(name)); }
+
+/* Puts n in the first free slot of its probe sequence. */
+static void slot_in(const Name **slots, size_t cap, const Name *n)
+{
+    size_t i = name_hash(n->name, strlen(n->name)) & (cap - 1);
+    while (slots[i])
+        i = (i + 1) & (cap - 1);
+    slots[i] = n;
+}
+
+void prog_add_name(Prog *p, Name *n)
+{
+    if (2 * (p->nnames + 1) > p->name_cap) { /* at most half full: probes stay short */
+        size_t cap = p->name_cap ? 2 * p->name_cap : 64;
+        const Name **slots = arena_alloc(&p->arena, cap * sizeof *slots);
+        for (size_t i = 0; i < p->name_cap; i++)
+            if (p->name_slots[i])
+                slot_in(slots, cap, p->name_slots[i]);
+        p->name_slots = slots; /* the old table stays in the arena until the program is freed */
+        p->name_cap = cap;
+    }
+    slot_in(p->name_slots, p->name_cap, n);
+    p->nnames++;
+    n->next = p->names;
+    p->names = n;
 }
 
 void prog_override_axis(Prog *p, const char *name, uint64_t size)

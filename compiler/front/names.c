@@ -4,13 +4,7 @@
 
 #include <string.h>
 
-const Name *sema_lookup(Parser *ps, Token t)
-{
-    for (const Name *n = ps->prog->names; n; n = n->next)
-        if (strlen(n->name) == t.len && memcmp(n->name, t.s, t.len) == 0)
-            return n;
-    return NULL;
-}
+const Name *sema_lookup(Parser *ps, Token t) { return prog_lookup_n(ps->prog, t.s, t.len); }
 
 /* Reports a builder's rule violation at loc; passes the node through. */
 const Map *sema_checked(Parser *ps, const Map *m, Loc loc, const char *why)
@@ -33,8 +27,7 @@ Name *sema_define(Parser *ps, Token name, NameKind kind)
     n->name = arena_strndup(&p->arena, name.s, name.len);
     n->kind = kind;
     n->loc = name.loc;
-    n->next = p->names;
-    p->names = n;
+    prog_add_name(p, n);
     return n;
 }
 
