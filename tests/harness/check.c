@@ -85,13 +85,7 @@ void harness_detail(const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    char *text = malloc((size_t)n + 1);
-    if (!text)
-        abort();
-    va_start(ap, fmt);
-    vsnprintf(text, (size_t)n + 1, fmt, ap);
+    char *text = harness_vappend(NULL, fmt, ap);
     va_end(ap);
     /* every line indented; a final newline ends the last line */
     for (const char *line = text; *line || line == text;) {

@@ -26,6 +26,7 @@
 
 #include "rng.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -151,6 +152,8 @@ void harness_cat(char *buf, size_t size, const char *fmt, ...) HARNESS_PRINTF(3,
 /* Appends printf-style text to the malloc'ed string s (NULL: empty); returns the reallocated string
  * (aborts when out of memory). */
 char *harness_append(char *s, const char *fmt, ...) HARNESS_PRINTF(2, 3);
+/* harness_append with the arguments in ap (which it consumes). */
+char *harness_vappend(char *s, const char *fmt, va_list ap) HARNESS_PRINTF(2, 0);
 
 /* The whole file at path as a malloc'ed NUL-terminated string and its length in *len; NULL when it
  * cannot be read. */

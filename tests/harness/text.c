@@ -15,20 +15,27 @@ void harness_cat(char *buf, size_t size, const char *fmt, ...)
     va_end(ap);
 }
 
-char *harness_append(char *s, const char *fmt, ...)
+char *harness_vappend(char *s, const char *fmt, va_list ap)
 {
     size_t n = s ? strlen(s) : 0;
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
+    va_list measure;
+    va_copy(measure, ap);
+    int k = vsnprintf(NULL, 0, fmt, measure);
+    va_end(measure);
     char *t = realloc(s, n + (size_t)k + 1);
     if (!t)
         abort();
-    va_start(ap, fmt);
     vsnprintf(t + n, (size_t)k + 1, fmt, ap);
-    va_end(ap);
     return t;
+}
+
+char *harness_append(char *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    s = harness_vappend(s, fmt, ap);
+    va_end(ap);
+    return s;
 }
 
 char *harness_read_file(const char *path, size_t *len)
