@@ -1,6 +1,7 @@
 /* bench_addrgen.c — address generation: positions/s of JIT E_cell and of the E_each enumeration loop,
  * against the reference interpreter and hand-written C, for row-major, transposed, blocked and padded
  * layouts. One command; prints medians of several runs and the ratios measured in the same run. */
+#include "bench.h"
 #include "codegen/codegen.h"
 #include "eval/eval.h"
 #include "front/front.h"
@@ -8,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum { A = 4096, B = 4096, PADB = 4112, RUNS = 7 };
 #define N ((uint64_t)A * B)
@@ -18,25 +18,6 @@ static const char program[] = "axes![A = 4096, B = 4096];\n"
                               "type Tr = m![B, A];\n"
                               "type Blk = m![A / 16, B / 16, A % 16, B % 16];\n"
                               "type Pad = m![A, B # 4112];\n";
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return v[n / 2];
-}
 
 /* ---- hand-written C: the same cells, and the same enumerations with the same visitor ---- */
 
@@ -128,22 +109,22 @@ static uint64_t sink;
 #endif
 static NOIPA double time_cell(CellFn f, uint64_t n)
 {
-    double t0 = now();
+    double t0 = bench_seconds();
     uint64_t s = 0;
     int64_t c[2];
     for (uint64_t p = 0; p < n; p++)
         s += (uint64_t)f(p, c) + (uint64_t)(c[0] * 31 + c[1]);
     sink += s;
-    return now() - t0;
+    return bench_seconds() - t0;
 }
 
 static NOIPA double time_each(EachFn f)
 {
     uint64_t s = 0;
-    double t0 = now();
+    double t0 = bench_seconds();
     f(visit, &s);
     sink += s;
-    return now() - t0;
+    return bench_seconds() - t0;
 }
 
 int main(void)
@@ -177,17 +158,17 @@ int main(void)
         uint64_t n = m->size;
         double ti[RUNS], tjc[RUNS], thc[RUNS], tje[RUNS], the[RUNS];
         for (int r = 0; r < RUNS; r++) {
-            double t0 = now();
+            double t0 = bench_seconds();
             for (uint64_t q = 0; q < n / 64; q++)
                 eval_cell(ev, m, q, &cell), sink += cell.coord[0];
-            ti[r] = (now() - t0) * 64;
+            ti[r] = (bench_seconds() - t0) * 64;
             tjc[r] = time_cell(jc, n);
             thc[r] = time_cell(lay[l].hc, n);
             tje[r] = time_each(je);
             the[r] = time_each(lay[l].he);
         }
-        double mi = median(ti, RUNS), mjc = median(tjc, RUNS), mhc = median(thc, RUNS), mje = median(tje, RUNS),
-               mhe = median(the, RUNS);
+        double mi = bench_median(ti, RUNS), mjc = bench_median(tjc, RUNS), mhc = bench_median(thc, RUNS),
+               mje = bench_median(tje, RUNS), mhe = bench_median(the, RUNS);
         double s = (double)n / 1e6;
         printf("%-5s %10.1f %10.1f %10.1f | %10.1f %10.1f | %8.0fx %8.2fx %8.2fx\n", lay[l].name, s / mi, s / mjc,
                s / mhc, s / mje, s / mhe, mi / mjc, mhc / mjc, mhe / mje);

@@ -1,31 +1,12 @@
 /* bench_dma.c — GB/s of HBM->DM and DM->HBM moves for common layout pairs, 1 and 2 threads, beside memcpy
  * of the same bytes in the same run. Usage: bench-dma [REPS]. */
-#include "rt.h"
+#include "bench.h"
 #include "front/front.h"
+#include "rt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static const Map *parse(Prog *p, const char *text)
 {
@@ -87,15 +68,16 @@ int main(int argc, char **argv)
                 }
                 double *t = malloc(sizeof(double) * (size_t)reps), *m = malloc(sizeof(double) * (size_t)reps);
                 for (int r = 0; r < reps; r++) {
-                    double t0 = now();
+                    double t0 = bench_seconds();
                     rt_dma(rt, dst, src);
-                    double t1 = now();
+                    double t1 = bench_seconds();
                     memcpy(b, a, bytes);
-                    double t2 = now();
+                    double t2 = bench_seconds();
                     t[r] = t1 - t0;
                     m[r] = t2 - t1;
                 }
-                double gbs = (double)bytes / median(t, reps) / 1e9, mgbs = (double)bytes / median(m, reps) / 1e9;
+                double gbs = (double)bytes / bench_median(t, reps) / 1e9;
+                double mgbs = (double)bytes / bench_median(m, reps) / 1e9;
                 printf("%-14s %-8s %7d %12.2f %12.2f %8.2f\n", layouts[l].name, dir ? "DM->HBM" : "HBM->DM", threads, gbs,
                        mgbs, gbs / mgbs);
                 free(t);

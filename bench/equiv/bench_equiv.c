@@ -6,28 +6,15 @@
  * a mutant (usually not), as in tests/equiv. Large rows put E between large parts over extra
  * axes (2^32..2^60 positions). Times are CPU times of this process. */
 #include "algebra/algebra.h"
+#include "bench.h"
 #include "eqgen.h"
-#include "mapgen.h"
 #include "front/front.h"
+#include "mapgen.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double cpu_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 typedef struct Stat {
     double *t;
@@ -42,14 +29,8 @@ static void stat_add(Stat *s, double dt)
     s->total += dt;
 }
 
-/* The q-quantile of the latencies (sorts them). */
-static double quantile(Stat *s, double q)
-{
-    if (!s->n)
-        return 0;
-    qsort(s->t, (size_t)s->n, sizeof *s->t, cmp_double);
-    return s->t[(int)(q * (s->n - 1))];
-}
+/* The q-quantile of the latencies (sorts them); 0 without any. */
+static double quantile(Stat *s, double q) { return s->n ? bench_quantile(s->t, s->n, q) : 0; }
 
 static const char big_axes[] = "axes![P = 1048576, Q = 1000000, R = 49152, S = 4294967296];\n";
 static const char *const minors[] = {"[Q % 1000, S / 256]", "[P % 65536, R]", "S", "[Q, P / 1024]",
@@ -104,18 +85,18 @@ static void run_row(RowKind kind, int n, Stat *fast, Stat *sym, Stat *exh, uint6
             for (int mode = 0; mode < 2; mode++) {
                 Eqv *q = eqv_new(p);
                 eqv_set_fast_paths(q, mode == 0, mode == 0 ? 64 : 0);
-                double t0 = cpu_now();
+                double t0 = bench_cpu_seconds();
                 eqv_decide(q, a, b, &r);
-                stat_add(mode == 0 ? fast : sym, cpu_now() - t0);
+                stat_add(mode == 0 ? fast : sym, bench_cpu_seconds() - t0);
                 if (r.verdict == EQV_UNKNOWN)
                     (mode == 0 ? fast : sym)->unknown++;
                 eqv_free(q);
             }
             if (kind != ROW_LARGE) {
                 Evaluator *ev = eval_new(p);
-                double t0 = cpu_now();
+                double t0 = bench_cpu_seconds();
                 eqv_exhaustive(ev, a, b, UINT64_C(1) << 22, &r);
-                stat_add(exh, cpu_now() - t0);
+                stat_add(exh, bench_cpu_seconds() - t0);
                 eval_free(ev);
             }
             free(r.c1.coord);

@@ -1,7 +1,8 @@
 /* bench_gemm.c — GEMM GFLOP/s of mapc's JIT engine against OpenBLAS, BLIS and oneDNN, measured in one run. */
+#include "bench.h"
+#include "front/front.h"
 #include "gemm/gemm.h"
 #include "gemm/rt_gemm.h"
-#include "front/front.h"
 
 #include <dnnl.h>
 #include <math.h>
@@ -27,18 +28,7 @@ static int rounds = 7;           /* interleaved rounds per shape, at most 64 (--
  * only meaningful for one thread: worker threads are not counted). */
 static clockid_t bench_clock = CLOCK_MONOTONIC;
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(bench_clock, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
+static double now(void) { return bench_clock_seconds(bench_clock); }
 
 typedef void (*CallFn)(void *ctx);
 
@@ -72,10 +62,8 @@ static void measure(const Contender *cs, int n, double flops, double *gflops)
                 cs[i].f(cs[i].ctx);
             samples[i][r] = flops * batch[i] / (now() - t0) * 1e-9;
         }
-    for (int i = 0; i < n; i++) {
-        qsort(samples[i], (size_t)rounds, sizeof samples[i][0], cmp_double);
-        gflops[i] = samples[i][rounds / 2];
-    }
+    for (int i = 0; i < n; i++)
+        gflops[i] = bench_median(samples[i], rounds);
 }
 
 typedef struct Case {

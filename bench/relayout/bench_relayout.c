@@ -1,5 +1,6 @@
 /* bench_relayout.c — relayout kernels on 256 MiB f32 tensors against memcpy of the same bytes:
  * identity, transpose, blocked and padded rows. One command; medians and ratios from the same run. */
+#include "bench.h"
 #include "codegen/codegen.h"
 #include "front/front.h"
 
@@ -8,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 
 enum { RUNS = 5 };
 
@@ -22,19 +22,6 @@ static const char program[] = "axes![A = 8192, B = 8192];\n"
                               "copy blocked: Row -> Blk as f32;\n"
                               "copy padded: Row -> Pad as f32;\n"
                               "copy unblocked: Blk -> Row as f32;\n";
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 int main(int argc, char **argv)
 {
@@ -67,12 +54,11 @@ int main(int argc, char **argv)
     const char *names[] = {"identity", "transpose", "blocked", "padded", "unblocked"};
     double tm[RUNS];
     for (int r = 0; r < RUNS; r++) {
-        double t0 = now();
+        double t0 = bench_seconds();
         memcpy(dst, src, bytes);
-        tm[r] = now() - t0;
+        tm[r] = bench_seconds() - t0;
     }
-    qsort(tm, RUNS, sizeof *tm, cmp_d);
-    double mem = tm[RUNS / 2];
+    double mem = bench_median(tm, RUNS);
     printf("relayout of 256 MiB f32 tensors (8192 x 8192), -O%d, %s pages, median of %d runs\n", opt,
            huge ? "huge" : "4 KiB", RUNS);
     printf("%-10s %8s %8s %8s\n", "kernel", "ms", "GB/s", "vs memcpy");
@@ -81,12 +67,11 @@ int main(int argc, char **argv)
         void (*fn)(void *, const void *) = (void (*)(void *, const void *))jit_lookup(j, names[k]);
         double t[RUNS];
         for (int r = 0; r < RUNS; r++) {
-            double t0 = now();
+            double t0 = bench_seconds();
             fn(dst, src);
-            t[r] = now() - t0;
+            t[r] = bench_seconds() - t0;
         }
-        qsort(t, RUNS, sizeof *t, cmp_d);
-        double med = t[RUNS / 2];
+        double med = bench_median(t, RUNS);
         /* spot check: the element of {A:3, B:5} landed where the layout puts it */
         size_t at = k == 0 || k == 4 ? 3 * 8192 + 5 : k == 1 ? 5 * 8192 + 3 : k == 2 ? 3 * 16 + 5 : 3 * 8256 + 5;
         float want = k == 4 ? src[3 * 16 + 5] : src[3 * 8192 + 5]; /* unblocked reads src as blocked */

@@ -1,7 +1,9 @@
 /* cgtest.c — checks generated cell/offset/each functions against the reference interpreter. */
 #include "cgtest.h"
 #include "eval/eval.h"
+#include "harness.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,35 +35,39 @@ static void visit(void *ctx, uint64_t pos, int kind, const int64_t *coords)
             s->bad = 3;
 }
 
-static uint64_t rnd(uint64_t *st)
+enum { MAX_PROBLEMS = 3 };
+
+/* The problems found in one type: their number and the text of the first MAX_PROBLEMS. */
+typedef struct Problems {
+    int n;
+    char text[MAX_PROBLEMS][256];
+} Problems;
+
+static void problem(Problems *pr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(Problems *pr, const char *fmt, ...)
 {
-    uint64_t z = (*st += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
+    if (pr->n < MAX_PROBLEMS) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(pr->text[pr->n], sizeof pr->text[pr->n], fmt, ap);
+        va_end(ap);
+    }
+    pr->n++;
 }
 
-#define FAIL(...)                                                                                  \
-    do {                                                                                           \
-        if (fails++ < 3) {                                                                         \
-            printf("FAIL seed %llu type %s: ", (unsigned long long)seed, name);                    \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
-
-int cgtest_check_type(const Prog *p, const Map *m, const char *name, CellFn cell, OffsetFn offset, EachFn each,
-                      uint64_t seed)
+bool cgtest_check_type(const Prog *p, const Map *m, const char *name, CellFn cell, OffsetFn offset, EachFn each,
+                       uint64_t seed)
 {
-    int fails = 0, na = p->naxes;
+    Problems pr = {0};
+    int na = p->naxes;
     Evaluator *ev = eval_new(p);
     Cell c = {.coord = calloc((size_t)na + 1, sizeof(uint64_t))};
     Cell d = {.coord = calloc((size_t)na + 1, sizeof(uint64_t))};
     int64_t *k = calloc((size_t)na + 1, sizeof *k);
     int64_t *k2 = calloc((size_t)na + 1, sizeof *k2);
-    for (uint64_t pos = 0; pos < m->size + 2 && fails < 3; pos++) {
+    for (uint64_t pos = 0; pos < m->size + 2 && pr.n < MAX_PROBLEMS; pos++) {
         if (eval_cell(ev, m, pos, &c) != EVAL_OK) {
-            FAIL("interpreter undecided");
+            problem(&pr, "interpreter undecided");
             break;
         }
         memset(k, 0x55, ((size_t)na + 1) * sizeof *k);
@@ -70,24 +76,25 @@ int cgtest_check_type(const Prog *p, const Map *m, const char *name, CellFn cell
         for (int a = 0; a < na; a++)
             same = same && (uint64_t)k[a] == c.coord[a];
         if (!same) {
-            FAIL("position %llu: generated kind %d, interpreter kind %d", (unsigned long long)pos, kind, (int)c.kind);
+            problem(&pr, "position %llu: generated kind %d, interpreter kind %d", (unsigned long long)pos, kind,
+                    (int)c.kind);
             continue;
         }
         if (kind != CELL_LIVE)
             continue;
         int64_t off = offset(k);
         if (off < 0 || (uint64_t)off > pos) {
-            FAIL("position %llu: offset of its cell is %lld", (unsigned long long)pos, (long long)off);
+            problem(&pr, "position %llu: offset of its cell is %lld", (unsigned long long)pos, (long long)off);
             continue;
         }
         if (eval_cell(ev, m, (uint64_t)off, &d) != EVAL_OK || !cell_equal(&c, &d, na))
-            FAIL("position %llu: offset %lld holds another cell", (unsigned long long)pos, (long long)off);
+            problem(&pr, "position %llu: offset %lld holds another cell", (unsigned long long)pos, (long long)off);
     }
     /* random coordinates, in and out of range: -1 exactly when no position holds them */
-    uint64_t st = seed * 7919 + 17;
-    for (int i = 0; i < 8 && fails < 3; i++) {
+    Rng rng = rng_seeded(seed * 7919 + 17);
+    for (int i = 0; i < 8 && pr.n < MAX_PROBLEMS; i++) {
         for (int a = 0; a < na; a++)
-            k[a] = (int64_t)(rnd(&st) % (p->axes[a].size + (i == 7)));
+            k[a] = (int64_t)(rng_next(&rng) % (p->axes[a].size + (i == 7)));
         memcpy(k2, k, (size_t)na * sizeof *k);
         int64_t off = offset(k);
         int64_t want = -1;
@@ -100,18 +107,35 @@ int cgtest_check_type(const Prog *p, const Map *m, const char *name, CellFn cell
                 want = (int64_t)pos;
         }
         if (off != want)
-            FAIL("offset of random coordinates: %lld, expected %lld", (long long)off, (long long)want);
+            problem(&pr, "offset of random coordinates: %lld, expected %lld", (long long)off, (long long)want);
     }
     if (each && m->size <= (1u << 20)) {
         EachState s = {.p = p, .m = m, .ev = ev, .c = c};
         each(visit, &s);
         if (s.bad || s.next != m->size)
-            FAIL("each: failure %d after %llu positions", s.bad, (unsigned long long)s.next);
+            problem(&pr, "each: failure %d after %llu positions", s.bad, (unsigned long long)s.next);
     }
     free(c.coord);
     free(d.coord);
     free(k);
     free(k2);
     eval_free(ev);
-    return fails;
+    bool ok = CHECK_EQ_INT(pr.n, 0, "type %s: problems of the generated functions (seed %llu)", name,
+                           (unsigned long long)seed);
+    for (int i = 0; i < pr.n && i < MAX_PROBLEMS; i++)
+        harness_detail("%s", pr.text[i]);
+    return ok;
+}
+
+Jit *cgtest_compile(Prog *p, const char *name, const char *text, int opt_level)
+{
+    if (text && prog_parse(p, name, text, strlen(text)) != 0) {
+        FAIL("%s does not parse: %s", name, p->diags.head ? p->diags.head->msg : "?");
+        return NULL;
+    }
+    CgOptions o = {.opt_level = opt_level};
+    Jit *j = jit_new(p, &o, &p->diags);
+    if (!j)
+        FAIL("%s: the JIT fails: %s", name, p->diags.head ? p->diags.head->msg : "?");
+    return j;
 }

@@ -1,6 +1,6 @@
 /* test_api.c — the public C API (mapc.h) through the shared library: compile, diagnostics, interpret,
  * equivalence, JIT lookups agreeing with the interpreter, and misuse (NULLs, unknown names) as errors. */
-#include "../check.h"
+#include "harness.h"
 
 #include <mapc.h>
 
@@ -14,16 +14,18 @@ static const char src[] = "axes![A = 8, B = 12];\n"
                           "type S = m![B / 4, A, B % 4];\n"
                           "copy rs: R -> S as f32;\n";
 
-int main(void)
+int main(int argc, char **argv)
 {
+    HarnessArgs args = {0};
+    harness_args(argc, argv, "", &args);
     mapc_program *p = NULL;
     CHECK(mapc_compile_string("api", src, strlen(src), &p) == MAPC_OK && p, "compile");
-    CHECK(mapc_diag_count(p) == 0, "no diagnostics");
-    CHECK(mapc_axis_count(p) == 2, "axis count");
+    CHECK_EQ_U64(mapc_diag_count(p), 0, "no diagnostics");
+    CHECK_EQ_INT(mapc_axis_count(p), 2, "axis count");
     const char *an = NULL;
     uint64_t as = 0;
     CHECK(mapc_axis(p, 1, &an, &as) == MAPC_OK && strcmp(an, "B") == 0 && as == 12, "axis B");
-    CHECK(mapc_type_count(p) == 3, "type count");
+    CHECK_EQ_INT(mapc_type_count(p), 3, "type count");
     uint64_t size = 0;
     CHECK(mapc_type_size(p, "P", &size) == MAPC_OK && size == 160, "size of P: %llu", (unsigned long long)size);
 
@@ -48,7 +50,7 @@ int main(void)
             if (k1 != k2 || (k1 == 0 && (c1[0] != c2[0] || c1[1] != c2[1] || off(c2) > (int64_t)pos)))
                 bad++;
         }
-        CHECK(!bad, "%s: %d positions differ", types[t], bad);
+        CHECK_EQ_INT(bad, 0, "%s: positions where the JIT and the interpreter differ", types[t]);
     }
     mapc_copy_fn rs = NULL;
     CHECK(mapc_jit_copy(j, "rs", &rs) == MAPC_OK && rs, "copy lookup");
@@ -62,7 +64,7 @@ int main(void)
         for (int x = 0; x < 8; x++)
             for (int y = 0; y < 12; y++)
                 bad += b[(y / 4) * 32 + x * 4 + y % 4] != a[x * 12 + y];
-        CHECK(!bad, "copy rs: %d elements wrong", bad);
+        CHECK_EQ_INT(bad, 0, "copy rs: elements wrong");
     }
 
     /* equivalence */
@@ -106,7 +108,7 @@ int main(void)
     mapc_program *q = NULL;
     const char *badsrc = "axes![A = 4];\ntype E = m![A / 3];\ncopy c: E -> m![A] as f99;\n";
     CHECK(mapc_compile_string("bad.map", badsrc, strlen(badsrc), &q) == MAPC_ERR_INPUT && q, "bad program");
-    CHECK(mapc_diag_count(q) == 2, "two diagnostics: %zu", mapc_diag_count(q));
+    CHECK_EQ_U64(mapc_diag_count(q), 2, "two diagnostics");
     CHECK(mapc_diag_text(q, 0) && strncmp(mapc_diag_text(q, 0), "bad.map:2:", 10) == 0, "positioned: %s",
           mapc_diag_text(q, 0));
     CHECK(mapc_jit_create(q, NULL, &j2) == MAPC_ERR_INPUT && j2 == NULL, "no jit for a bad program");
@@ -114,7 +116,7 @@ int main(void)
     CHECK(mapc_compile_file("/nonexistent/x.map", &q) == MAPC_ERR_IO && q == NULL, "missing file");
     CHECK(mapc_compile_string("x", NULL, 0, &q) == MAPC_ERR_ARGUMENT, "NULL text");
     CHECK(mapc_compile_string("x", "", 0, NULL) == MAPC_ERR_ARGUMENT, "NULL out");
-    CHECK(strcmp(mapc_status_string(MAPC_ERR_NOT_FOUND), "no such name") == 0, "status string");
+    CHECK_EQ_STR(mapc_status_string(MAPC_ERR_NOT_FOUND), "no such name", "status string");
 
-    return check_report();
+    return harness_report();
 }

@@ -1,10 +1,16 @@
 /* test_copy.c — relayout kernels against an interpreted copy, element by element, for every element
  * type: live cells get the source element of the same index, pad(zero) gets 0, every other cell
- * keeps the poison written before the call. */
+ * keeps the poison written before the call.
+ *
+ * Usage: test_copy [SEED [COUNT [FIRST]]]   (defaults 1, 40, 0): generated program i (FIRST <= i <
+ * FIRST + COUNT) comes from mapgen seeded with (SEED + i) * 1000003; a failure prints the command that
+ * reruns it. */
+#include "cgtest.h"
 #include "codegen/codegen.h"
-#include "mapgen.h"
 #include "eval/eval.h"
 #include "front/front.h"
+#include "harness.h"
+#include "mapgen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,19 +18,13 @@
 
 static const char *const elems[] = {"f32", "f64", "bf16", "f16", "i8", "i32"};
 
-static int passed, failed;
-
-/* Checks every copy kernel of p against the interpreter; label names the program in failures. */
+/* Checks every copy kernel of p against the interpreter (one case each); label names the program in
+ * failures. */
 static void check_prog(Prog *p, const char *label, uint64_t seed, int opt)
 {
-    CgOptions o = {.opt_level = opt};
-    Jit *j = jit_new(p, &o, &p->diags);
-    if (!j) {
-        printf("FAIL %s (seed %llu): JIT failed: %s\n", label, (unsigned long long)seed,
-               p->diags.head ? p->diags.head->msg : "?");
-        failed++;
+    Jit *j = cgtest_compile(p, label, NULL, opt);
+    if (!j)
         return;
-    }
     Evaluator *ev = eval_new(p);
     int na = p->naxes;
     for (int i = 0; i < p->ncopies; i++) {
@@ -44,8 +44,8 @@ static void check_prog(Prog *p, const char *label, uint64_t seed, int opt)
         }
         void (*fn)(void *, const void *) = (void (*)(void *, const void *))jit_lookup(j, c->name);
         fn(dst, src);
-        int bad = 0;
-        for (uint64_t pos = 0; pos < nd && !bad; pos++) {
+        char why[256] = ""; /* the first wrong destination position */
+        for (uint64_t pos = 0; pos < nd && !why[0]; pos++) {
             eval_cell(ev, c->dst, pos, &cell);
             unsigned char want[8];
             memset(want, 0xA5, sizeof want);
@@ -58,26 +58,24 @@ static void check_prog(Prog *p, const char *label, uint64_t seed, int opt)
                         memcmp(&scell[q * (na + 1) + 1], cell.coord, (size_t)na * sizeof(uint64_t)) == 0)
                         break;
                 if (q == ns) {
-                    printf("FAIL %s copy %s (seed %llu): position %llu has no source but was accepted\n", label,
-                           c->name, (unsigned long long)seed, (unsigned long long)pos);
-                    bad = 1;
+                    snprintf(why, sizeof why, "destination position %llu has no source but was accepted",
+                             (unsigned long long)pos);
                     break;
                 }
                 memcpy(want, src + q * es, es);
             }
-            if (memcmp(dst + pos * es, want, es) != 0) {
-                printf("FAIL %s copy %s as %s (seed %llu): destination position %llu (cell kind %d) wrong\n", label,
-                       c->name, elems[c->elem], (unsigned long long)seed, (unsigned long long)pos, (int)cell.kind);
-                bad = 1;
-            }
+            if (memcmp(dst + pos * es, want, es) != 0)
+                snprintf(why, sizeof why, "destination position %llu (cell kind %d) wrong", (unsigned long long)pos,
+                         (int)cell.kind);
         }
-        if (bad) {
+        if (!CHECK(!why[0], "%s copy %s as %s (seed %llu): %s", label, c->name, elems[c->elem],
+                   (unsigned long long)seed, why)) {
             char b1[2048], b2[2048];
             map_format(p, c->src, b1, sizeof b1);
             map_format(p, c->dst, b2, sizeof b2);
-            printf("  src %s\n  dst %s\n", b1, b2);
+            harness_detail("src %s", b1);
+            harness_detail("dst %s", b2);
         }
-        bad ? failed++ : passed++;
         free(cell.coord);
         free(src);
         free(dst);
@@ -131,11 +129,8 @@ static void check_large(void)
                                "copy tr: R -> T as f32; copy blk: R -> K as f32; copy padr: R -> P as f32;\n"
                                "copy tr16: R -> T as bf16;\n";
     Prog *p = prog_new();
-    CgOptions o = {.opt_level = 2};
-    Jit *j = prog_parse(p, "<large>", text, strlen(text)) ? NULL : jit_new(p, &o, &p->diags);
+    Jit *j = cgtest_compile(p, "<large>", text, 2);
     if (!j) {
-        printf("FAIL large: does not compile\n");
-        failed++;
         prog_free(p);
         return;
     }
@@ -161,9 +156,7 @@ static void check_large(void)
                 for (uint32_t a = 0; a < N; a++)
                     for (uint32_t b = N; b < 1040; b++)
                         bad += dst[a * 1040 + b] != 0;
-            if (bad)
-                printf("FAIL large copy %s (destination offset %d): %d elements wrong\n", names[k], shift, bad);
-            bad ? failed++ : passed++;
+            CHECK_EQ_INT(bad, 0, "large copy %s (destination offset %d): elements wrong", names[k], shift);
         }
     uint16_t *s16 = (uint16_t *)src, *d16 = (uint16_t *)buf;
     ((void (*)(void *, const void *))jit_lookup(j, "tr16"))(d16, s16);
@@ -171,9 +164,7 @@ static void check_large(void)
     for (uint32_t a = 0; a < N; a++)
         for (uint32_t b = 0; b < N; b++)
             bad += d16[b * N + a] != s16[a * N + b];
-    if (bad)
-        printf("FAIL large copy tr16: %d elements wrong\n", bad);
-    bad ? failed++ : passed++;
+    CHECK_EQ_INT(bad, 0, "large copy tr16: elements wrong");
     free(src);
     free(buf);
     jit_free(j);
@@ -182,26 +173,27 @@ static void check_large(void)
 
 int main(int argc, char **argv)
 {
+    HarnessArgs a = {.seed = 1, .count = 40};
+    harness_args(argc, argv, "[SEED [COUNT [FIRST]]]", &a);
     check_large();
-    uint64_t nprog = argc > 1 ? strtoull(argv[1], NULL, 10) : 40;
     for (size_t i = 0; i < sizeof fixed_cases / sizeof *fixed_cases; i++)
         for (int e = 0; e < 6; e++) {
             char *t = with_elem(fixed_cases[i], elems[e]);
             Prog *p = prog_new();
-            if (prog_parse(p, "<case>", t, strlen(t))) {
-                printf("FAIL case %zu: %s\n", i, p->diags.head->msg);
-                failed++;
-            } else {
+            if (prog_parse(p, "<case>", t, strlen(t)))
+                FAIL("case %zu does not parse: %s", i, p->diags.head->msg);
+            else
                 check_prog(p, "case", i, e % 3 ? 2 : 0);
-            }
             prog_free(p);
             free(t);
         }
     int accepted = 0, rejected = 0;
-    for (uint64_t seed = 1; seed <= nprog; seed++) {
+    for (uint64_t i = a.first; i < a.first + a.count; i++) {
+        uint64_t seed = a.seed + i;
         MapGen g;
         MapGenOpts go = {.max_size = 256};
         mapgen_init(&g, seed * 1000003, &go);
+        harness_case(i);
         char *base = mapgen_program(&g);
         size_t cap = strlen(base) + 1;
         char *all = malloc(cap);
@@ -241,6 +233,5 @@ int main(int argc, char **argv)
         free(base);
     }
     printf("generated copies: %d accepted, %d rejected by the source check\n", accepted, rejected);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed != 0;
+    return harness_report();
 }

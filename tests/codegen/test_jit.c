@@ -1,10 +1,14 @@
 /* test_jit.c — JIT-compiled E_cell / E_offset / E_each agree with the interpreter on a generated corpus
- * (every position of every mapping: all padding kinds, overflow, composite bases). */
+ * (every position of every mapping: all padding kinds, overflow, composite bases).
+ *
+ * Usage: test_jit [SEED [COUNT [FIRST]]]   (defaults 1, 90, 0): generated program i (FIRST <= i <
+ * FIRST + COUNT) comes from mapgen seeded with SEED + i; a failure prints the command that reruns it. */
 #include "algebra/algebra.h"
 #include "cgtest.h"
 #include "codegen/codegen.h"
-#include "mapgen.h"
 #include "front/front.h"
+#include "harness.h"
+#include "mapgen.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,16 +35,15 @@ static const char *const fixed_cases[] = {
 };
 
 /* Layouts of 2^33 to 2^48 positions: sampled positions (and the last ones) against the
- * interpreter; composite bases this large are told apart by the decision procedure. */
-static void check_large(int *passed, int *failed)
+ * interpreter; composite bases this large are told apart by the decision procedure. One case per type. */
+static void check_large(void)
 {
     static const char text[] = "axes![A = 4294967296, B = 65535, C = 3];\n"
                                "type E = m![A, B];\n"
                                "type F = m![B / 5, A # 4294967299, B % 5];\n"
                                "type G = m![[A, C] / 6, [A, C] % 6 #{0} 7];\n";
     Prog *p = prog_new();
-    CgOptions o = {.opt_level = 1};
-    Jit *j = prog_parse(p, "<large>", text, strlen(text)) ? NULL : jit_new(p, &o, &p->diags);
+    Jit *j = cgtest_compile(p, "<large>", text, 1);
     Evaluator *ev = eqv_evaluator_new(p);
     Cell c = {.coord = calloc(4, sizeof(uint64_t))};
     const char *names[] = {"E", "F", "G"};
@@ -51,14 +54,14 @@ static void check_large(int *passed, int *failed)
         CellFn cell = j ? (CellFn)jit_lookup(j, b1) : NULL;
         OffsetFn off = j ? (OffsetFn)jit_lookup(j, b2) : NULL;
         const Map *m = prog_lookup(p, names[t])->map;
-        int bad = !cell || !off;
-        uint64_t st = 12345 + (uint64_t)t;
-        for (int i = 0; i < 2000 && !bad; i++) {
-            st = st * 6364136223846793005u + 1442695040888963407u;
-            uint64_t pos = i < 10 ? m->size - 1 - (uint64_t)i : (st >> 1) % (m->size + 10);
+        bool ok = cell && off;
+        Rng rng = rng_seeded(12345 + (uint64_t)t);
+        uint64_t pos = 0;
+        for (int i = 0; i < 2000 && ok; i++) {
+            pos = i < 10 ? m->size - 1 - (uint64_t)i : rng_below(&rng, m->size + 10);
             int64_t k[4];
             if (eval_cell(ev, m, pos, &c) != EVAL_OK) {
-                bad = 1;
+                ok = false;
                 break;
             }
             int kk = cell(pos, k);
@@ -66,12 +69,10 @@ static void check_large(int *passed, int *failed)
             for (int a = 0; a < 3; a++)
                 same = same && (uint64_t)k[a] == c.coord[a];
             int64_t q = kk == CELL_LIVE ? off(k) : 0;
-            if (!same || q < 0 || (uint64_t)q > pos) {
-                printf("FAIL large %s: position %llu\n", names[t], (unsigned long long)pos);
-                bad = 1;
-            }
+            ok = same && q >= 0 && (uint64_t)q <= pos;
         }
-        bad ? (*failed)++ : (*passed)++;
+        CHECK(ok, "large %s: the JIT functions agree with the interpreter (position %llu)", names[t],
+              (unsigned long long)pos);
     }
     free(c.coord);
     eqv_evaluator_free(ev);
@@ -79,77 +80,57 @@ static void check_large(int *passed, int *failed)
     prog_free(p);
 }
 
+/* The types of generated program i: mapgen seeded with seed + i, and extra more expressions. */
+static void check_generated(uint64_t seed, uint64_t i, int extra)
+{
+    MapGen g;
+    mapgen_init(&g, seed + i, NULL);
+    harness_case(i);
+    char *all = mapgen_program(&g);
+    for (int x = 0; x < extra; x++) {
+        char *e = mapgen_expr(&g, 0, NULL);
+        all = harness_append(all, "type X%d = %s;\n", x, e);
+        free(e);
+    }
+    Prog *p = prog_new();
+    /* O0 compiles 3x faster; O2 still covered */
+    Jit *j = cgtest_compile(p, "<gen>", all, (seed + i) % 8 == 0 ? 2 : 0);
+    if (!j)
+        harness_detail("%s", all);
+    for (int t = 0; j && t < p->ntypes; t++) {
+        const char *nm = p->types[t]->name;
+        char b1[64], b2[64], b3[64];
+        snprintf(b1, sizeof b1, "%s_cell", nm);
+        snprintf(b2, sizeof b2, "%s_offset", nm);
+        snprintf(b3, sizeof b3, "%s_each", nm);
+        if (!cgtest_check_type(p, p->types[t]->map, nm, (CellFn)jit_lookup(j, b1), (OffsetFn)jit_lookup(j, b2),
+                               (EachFn)jit_lookup(j, b3), seed + i)) {
+            char buf[4096];
+            map_format(p, p->types[t]->map, buf, sizeof buf);
+            harness_detail("in program seed %llu: %s = %s", (unsigned long long)(seed + i), nm, buf);
+        }
+    }
+    jit_free(j);
+    prog_free(p);
+    free(all);
+}
+
 int main(int argc, char **argv)
 {
-    uint64_t nprog = argc > 1 ? strtoull(argv[1], NULL, 10) : 90;
-    int extra = 20;
-    int passed = 0, failed = 0;
-    check_large(&passed, &failed);
+    HarnessArgs a = {.seed = 1, .count = 90};
+    harness_args(argc, argv, "[SEED [COUNT [FIRST]]]", &a);
+    check_large();
     for (size_t i = 0; i < sizeof fixed_cases / sizeof *fixed_cases; i++) {
         Prog *p = prog_new();
-        prog_parse(p, "<case>", fixed_cases[i], strlen(fixed_cases[i]));
-        CgOptions o = {.opt_level = (int)(i % 4)};
-        Jit *j = p->diags.count ? NULL : jit_new(p, &o, &p->diags);
-        if (!j) {
-            printf("FAIL case %zu: does not compile\n", i);
-            failed++;
-        } else {
-            int f = cgtest_check_type(p, prog_lookup(p, "E")->map, fixed_cases[i], (CellFn)jit_lookup(j, "E_cell"),
-                                      (OffsetFn)jit_lookup(j, "E_offset"), (EachFn)jit_lookup(j, "E_each"), i);
-            f ? failed++ : passed++;
-        }
+        harness_context("fixed case %zu", i);
+        Jit *j = cgtest_compile(p, "<case>", fixed_cases[i], (int)(i % 4));
+        if (j)
+            cgtest_check_type(p, prog_lookup(p, "E")->map, fixed_cases[i], (CellFn)jit_lookup(j, "E_cell"),
+                              (OffsetFn)jit_lookup(j, "E_offset"), (EachFn)jit_lookup(j, "E_each"), i);
         jit_free(j);
         prog_free(p);
     }
-    for (uint64_t seed = 1; seed <= nprog; seed++) {
-        MapGen g;
-        mapgen_init(&g, seed, NULL);
-        char *src = mapgen_program(&g);
-        size_t len = strlen(src), cap = len + 1;
-        char *all = malloc(cap);
-        memcpy(all, src, len + 1);
-        for (int x = 0; x < extra; x++) {
-            char *e = mapgen_expr(&g, 0, NULL);
-            size_t add = strlen(e) + 32;
-            all = realloc(all, cap += add);
-            len += (size_t)snprintf(all + len, add, "type X%d = %s;\n", x, e);
-            free(e);
-        }
-        Prog *p = prog_new();
-        if (prog_parse(p, "<gen>", all, len) != 0) {
-            printf("FAIL seed %llu: generated program does not parse\n%s", (unsigned long long)seed, all);
-            failed++;
-            prog_free(p);
-            free(src);
-            free(all);
-            continue;
-        }
-        CgOptions o = {.opt_level = seed % 8 == 0 ? 2 : 0}; /* O0 compiles 3x faster; O2 still covered */
-        Jit *j = jit_new(p, &o, &p->diags);
-        if (!j) {
-            printf("FAIL seed %llu: JIT failed: %s\n", (unsigned long long)seed, p->diags.head ? p->diags.head->msg : "?");
-            failed++;
-        }
-        for (int t = 0; j && t < p->ntypes; t++) {
-            const char *nm = p->types[t]->name;
-            char b1[64], b2[64], b3[64];
-            snprintf(b1, sizeof b1, "%s_cell", nm);
-            snprintf(b2, sizeof b2, "%s_offset", nm);
-            snprintf(b3, sizeof b3, "%s_each", nm);
-            int f = cgtest_check_type(p, p->types[t]->map, nm, (CellFn)jit_lookup(j, b1), (OffsetFn)jit_lookup(j, b2),
-                                      (EachFn)jit_lookup(j, b3), seed);
-            if (f) {
-                char buf[4096];
-                map_format(p, p->types[t]->map, buf, sizeof buf);
-                printf("  in program seed %llu: %s = %s\n", (unsigned long long)seed, nm, buf);
-            }
-            f ? failed++ : passed++;
-        }
-        jit_free(j);
-        prog_free(p);
-        free(src);
-        free(all);
-    }
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed != 0;
+    for (uint64_t i = a.first; i < a.first + a.count; i++)
+        check_generated(a.seed, i, 20);
+    return harness_report();
 }

@@ -1,43 +1,20 @@
 /* desc_prop.c — property tests of layout descriptors on seeded random descriptors: the mapping's
  * cells agree with the direct offset formula everywhere, the generated inverse (E_offset) and the
  * interpreter's element_offset agree with it, and recognition round-trips.
- * usage: desc_prop [SEED [COUNT]] */
+ * usage: desc_prop [SEED [COUNT]]   (defaults 20261130, 300 programs) */
 #include "codegen/codegen.h"
 #include "desc/desc.h"
 #include "eval/eval.h"
 #include "front/front.h"
+#include "harness.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t rng_state;
-
-static uint64_t next(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
-static uint64_t below(uint64_t n) { return next() % n; }
-
-static int passed, failed;
-static char cur_axes[512]; /* the current program's axes declaration, for failure messages */
-static uint64_t seed;
+static Rng rng; /* seeded from SEED */
 static int coverage[8]; /* tags seen: outer 1..3 at [1..3], inner 1..4 at [4..7] (index tag+3) */
 static int deepest, nondiv, recognized, jit_checked;
-
-#define FAIL(...)                                                          \
-    do {                                                                   \
-        failed++;                                                          \
-        if (failed <= 20) {                                                \
-            fprintf(stderr, "FAIL (seed %llu, %s): ", (unsigned long long)seed, cur_axes); \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-        }                                                                  \
-    } while (0)
 
 /* Strides that no mapping expression rejects: dimensions in a random order, each starting at
  * or past the footprint of the previous ones (sometimes with a gap). n[i] are the extents. */
@@ -48,7 +25,7 @@ static uint64_t *rep_strides(Arena *a, int r, const uint64_t *n, bool gaps, uint
     for (int i = 0; i < r; i++)
         ord[i] = i;
     for (int i = r - 1; i > 0; i--) {
-        int j = (int)below((uint64_t)i + 1), t = ord[i];
+        int j = (int)rng_below(&rng, (uint64_t)i + 1), t = ord[i];
         ord[i] = ord[j];
         ord[j] = t;
     }
@@ -56,10 +33,10 @@ static uint64_t *rep_strides(Arena *a, int r, const uint64_t *n, bool gaps, uint
     for (int k = 0; k < r; k++) {
         int i = ord[k];
         if (n[i] == 1) {
-            s[i] = below(4);
+            s[i] = rng_below(&rng, 4);
             continue;
         }
-        s[i] = f + (gaps && below(3) == 0 ? below(3) + 1 : 0);
+        s[i] = f + (gaps && rng_below(&rng, 3) == 0 ? rng_below(&rng, 3) + 1 : 0);
         f += (n[i] - 1) * s[i];
     }
     *footprint = f;
@@ -74,17 +51,17 @@ static DescLevel *gen_level(Arena *a, int r, const uint64_t *s, int depth, int m
     uint64_t g[16], te = 1;
     for (int i = 0; i < r; i++) {
         uint64_t t;
-        switch (below(depth < maxdepth ? 5 : 4)) {
+        switch (rng_below(&rng, depth < maxdepth ? 5 : 4)) {
         case 0: t = s[i]; break;                         /* one tile */
         case 1: t = 1; break;
-        case 2: t = 1 + below(s[i] + 1); break;          /* anything, up to one past the extent */
+        case 2: t = 1 + rng_below(&rng, s[i] + 1); break;          /* anything, up to one past the extent */
         default: {                                       /* a divisor */
             uint64_t d[16];
             int nd = 0;
             for (uint64_t x = 1; x <= s[i] && nd < 16; x++)
                 if (s[i] % x == 0)
                     d[nd++] = x;
-            t = d[below((uint64_t)nd)];
+            t = d[rng_below(&rng, (uint64_t)nd)];
         }
         }
         L->tile[i] = t;
@@ -94,11 +71,11 @@ static DescLevel *gen_level(Arena *a, int r, const uint64_t *s, int depth, int m
         te *= t;
     }
     uint64_t f;
-    L->outer = (DescOrder)(1 + below(3));
+    L->outer = (DescOrder)(1 + rng_below(&rng, 3));
     if (L->outer == DESC_STRIDED)
         L->outer_strides = rep_strides(a, r, g, true, &f);
-    L->inner = (DescOrder)(1 + below(depth < maxdepth ? 4 : 3));
-    if (maxdepth == DESC_MAX_DEPTH && depth < maxdepth && below(8) != 0)
+    L->inner = (DescOrder)(1 + rng_below(&rng, depth < maxdepth ? 4 : 3));
+    if (maxdepth == DESC_MAX_DEPTH && depth < maxdepth && rng_below(&rng, 8) != 0)
         L->inner = DESC_NESTED; /* deep mode: nest all the way down, mostly */
     if (L->inner == DESC_STRIDED) {
         L->inner_strides = rep_strides(a, r, L->tile, true, &f);
@@ -134,17 +111,13 @@ static bool recognizable(const Desc *d)
         for (int i = 0; i < d->rank; i++)
             if (L->nested->tile[i] > L->tile[i])
                 return false;
-    if (d->kind == DESC_KIND_STRIDED)
-        return true;
-    for (const DescLevel *L = d->tiled; L; L = L->nested) {
-    }
     return true;
 }
 
-/* Every position: live cells at their direct offset, everything else pad(top), every index once. */
+/* One case: every position holds a live cell at its direct offset or pad(top), every index once. */
 static void check_cells(Prog *p, Evaluator *ev, const Desc *d, const Map *m, const char *text)
 {
-    uint64_t size;
+    uint64_t size = 0;
     if (!desc_size(d, &size) || size != m->size) {
         FAIL("%s: size %llu, mapping size %llu", text, (unsigned long long)size, (unsigned long long)m->size);
         return;
@@ -153,36 +126,32 @@ static void check_cells(Prog *p, Evaluator *ev, const Desc *d, const Map *m, con
     uint64_t idx[16], live = 0, want = 1;
     for (int i = 0; i < d->rank; i++)
         want *= d->extent[i];
-    bool ok = true;
-    for (uint64_t q = 0; q < m->size && ok; q++) {
+    char why[256] = ""; /* the first problem */
+    for (uint64_t q = 0; q < m->size && !why[0]; q++) {
         if (eval_cell(ev, m, q, &c) != EVAL_OK) {
-            FAIL("%s: position %llu undecided: %s", text, (unsigned long long)q, eval_error(ev));
-            ok = false;
+            snprintf(why, sizeof why, "position %llu undecided: %s", (unsigned long long)q, eval_error(ev));
         } else if (c.kind == CELL_LIVE) {
             for (int i = 0; i < d->rank; i++)
                 idx[i] = c.coord[d->axes[i]];
-            uint64_t off;
-            if (!desc_offset(d, idx, &off) || off != q) {
-                FAIL("%s: position %llu holds an index whose direct offset is %llu", text, (unsigned long long)q,
-                     (unsigned long long)off);
-                ok = false;
-            }
+            uint64_t off = 0;
+            if (!desc_offset(d, idx, &off) || off != q)
+                snprintf(why, sizeof why, "position %llu holds an index whose direct offset is %llu",
+                         (unsigned long long)q, (unsigned long long)off);
             live++;
         } else if (c.kind != CELL_PAD_TOP) {
-            FAIL("%s: position %llu is neither an element nor pad(top) (kind %d)", text, (unsigned long long)q, c.kind);
-            ok = false;
+            snprintf(why, sizeof why, "position %llu is neither an element nor pad(top) (kind %d)",
+                     (unsigned long long)q, c.kind);
         }
     }
-    if (ok && live != want) {
-        FAIL("%s: %llu live positions for %llu indices", text, (unsigned long long)live, (unsigned long long)want);
-        ok = false;
-    }
+    if (!why[0] && live != want)
+        snprintf(why, sizeof why, "%llu live positions for %llu indices", (unsigned long long)live,
+                 (unsigned long long)want);
     free(c.coord);
-    if (ok)
-        passed++;
+    CHECK(!why[0], "%s: %s", text, why);
 }
 
-/* A few indices through the interpreter's element_offset and the JIT's E_offset. */
+/* Four random indices through the interpreter's element_offset and (with jit) the JIT's E_offset, each
+ * one case, up to the first failure. */
 static void check_inverse(Prog *p, Evaluator *ev, const Desc *d, const Map *m, const char *name, Jit *jit,
                           const char *text)
 {
@@ -191,36 +160,27 @@ static void check_inverse(Prog *p, Evaluator *ev, const Desc *d, const Map *m, c
     int64_t (*fn)(const int64_t *) = NULL;
     if (jit) {
         *(void **)&fn = jit_lookup(jit, sym);
-        if (!fn) {
-            FAIL("%s: no JIT symbol %s", text, sym);
+        if (!CHECK(fn != NULL, "%s: JIT symbol %s", text, sym))
             return;
-        }
     }
     int64_t *coords = calloc((size_t)p->naxes + 1, sizeof *coords);
     bool ok = true;
     for (int k = 0; k < 4 && ok; k++) {
         uint64_t idx[16], off, pos;
         for (int i = 0; i < d->rank; i++) {
-            idx[i] = below(d->extent[i]);
+            idx[i] = rng_below(&rng, d->extent[i]);
             coords[d->axes[i]] = (int64_t)idx[i];
         }
         desc_offset(d, idx, &off);
-        if (desc_element_offset(p, ev, d, m, idx, &pos) != 1 || pos != off) {
-            FAIL("%s: element_offset (interpreter) disagrees with the direct offset %llu", text,
-                 (unsigned long long)off);
-            ok = false;
-        }
-        if (fn)
+        ok = CHECK(desc_element_offset(p, ev, d, m, idx, &pos) == 1, "%s: element_offset (interpreter) finds the index",
+                   text) &&
+             CHECK_EQ_U64(pos, off, "%s: element_offset (interpreter) against the direct offset", text);
+        if (fn) {
             jit_checked++;
-        if (fn && fn(coords) != (int64_t)off) {
-            FAIL("%s: E_offset gives %lld, the direct offset is %llu", text, (long long)fn(coords),
-                 (unsigned long long)off);
-            ok = false;
+            ok = CHECK_EQ_I64(fn(coords), off, "%s: E_offset against the direct offset", text) && ok;
         }
     }
     free(coords);
-    if (ok)
-        passed++;
 }
 
 /* desc -> m![...] -> desc: the recognized descriptor's mapping is equivalent, and its printed
@@ -230,10 +190,7 @@ static void check_roundtrip(Prog *p, Evaluator *ev, const Desc *d, const Map *m,
     const char *note, *why;
     const Desc *r = desc_recognize(p, m, &note, &why);
     if (!r) {
-        if (recognizable(d))
-            FAIL("%s: not recognized: %s", text, why);
-        else
-            passed++;
+        CHECK(!recognizable(d), "%s: not recognized: %s", text, why);
         return;
     }
     recognized++;
@@ -246,16 +203,12 @@ static void check_roundtrip(Prog *p, Evaluator *ev, const Desc *d, const Map *m,
     char rname[32];
     snprintf(rname, sizeof rname, "R%d", serial);
     const Name *n = prog_lookup(p, rname);
-    if (p->diags.count != before || !n || !n->map) {
-        FAIL("%s: recognized as %s, which does not parse back", text, buf);
+    if (!CHECK(p->diags.count == before && n && n->map, "%s: recognized as %s, which parses back", text, buf))
         return;
-    }
     EqvResult e = {.c1.coord = calloc((size_t)p->naxes + 1, sizeof(uint64_t)),
                    .c2.coord = calloc((size_t)p->naxes + 1, sizeof(uint64_t))};
-    if (eqv_exhaustive(ev, m, n->map, UINT64_MAX, &e) != EVAL_OK || e.verdict != EQV_EQUIVALENT)
-        FAIL("%s: recognized as %s, which is not equivalent", text, buf);
-    else
-        passed++;
+    CHECK(eqv_exhaustive(ev, m, n->map, UINT64_MAX, &e) == EVAL_OK && e.verdict == EQV_EQUIVALENT,
+          "%s: recognized as %s, which is equivalent", text, buf);
     free(e.c1.coord);
     free(e.c2.coord);
 }
@@ -264,14 +217,14 @@ static void check_roundtrip(Prog *p, Evaluator *ev, const Desc *d, const Map *m,
 static void one_program(int prog_no, int ntypes, bool use_jit)
 {
     Prog *p = prog_new();
-    int naxes = 1 + (int)below(3);
+    int naxes = 1 + (int)rng_below(&rng, 3);
     char src[512];
     size_t len = (size_t)snprintf(src, sizeof src, "axes![");
     for (int a = 0; a < naxes; a++)
         len += (size_t)snprintf(src + len, sizeof src - len, "%sX%d = %llu", a ? ", " : "", a,
-                                (unsigned long long)(1 + below(naxes == 1 ? 24 : naxes == 2 ? 9 : 5)));
+                                (unsigned long long)(1 + rng_below(&rng, naxes == 1 ? 24 : naxes == 2 ? 9 : 5)));
     snprintf(src + len, sizeof src - len, "];\n");
-    snprintf(cur_axes, sizeof cur_axes, "%.*s", (int)strlen(src) - 1, src);
+    harness_context("%.*s", (int)strlen(src) - 1, src); /* the axes declaration, in every failure */
     if (prog_parse(p, "<axes>", src, strlen(src))) {
         FAIL("program %d: axes do not parse", prog_no);
         prog_free(p);
@@ -282,12 +235,12 @@ static void one_program(int prog_no, int ntypes, bool use_jit)
     for (int t = 0; t < ntypes; t++) {
         for (int attempt = 0;; attempt++) {
             Desc *d = arena_alloc(&p->arena, sizeof *d);
-            d->rank = 1 + (int)below((uint64_t)naxes);
+            d->rank = 1 + (int)rng_below(&rng, (uint64_t)naxes);
             d->axes = arena_alloc(&p->arena, (size_t)d->rank * sizeof *d->axes);
             d->extent = arena_alloc(&p->arena, (size_t)d->rank * sizeof *d->extent);
             int perm[3] = {0, 1, 2};
             for (int i = naxes - 1; i > 0; i--) {
-                int j = (int)below((uint64_t)i + 1), x = perm[i];
+                int j = (int)rng_below(&rng, (uint64_t)i + 1), x = perm[i];
                 perm[i] = perm[j];
                 perm[j] = x;
             }
@@ -296,12 +249,12 @@ static void one_program(int prog_no, int ntypes, bool use_jit)
                 d->extent[i] = p->axes[perm[i]].size;
             }
             uint64_t f;
-            if (below(5) == 0) {
+            if (rng_below(&rng, 5) == 0) {
                 d->kind = DESC_KIND_STRIDED;
                 d->strides = rep_strides(&p->arena, d->rank, d->extent, true, &f);
             } else {
                 d->kind = DESC_KIND_TILED;
-                int maxdepth = below(4) == 0 ? DESC_MAX_DEPTH : 1 + (int)below(3);
+                int maxdepth = rng_below(&rng, 4) == 0 ? DESC_MAX_DEPTH : 1 + (int)rng_below(&rng, 3);
                 d->tiled = gen_level(&p->arena, d->rank, d->extent, 1, maxdepth);
             }
             uint64_t size;
@@ -320,10 +273,11 @@ static void one_program(int prog_no, int ntypes, bool use_jit)
         len = (size_t)snprintf(texts[t], n + 32, "type D%d = ", t);
         desc_format(p, descs[t], texts[t] + len, n + 1);
         strcat(texts[t], ";\n");
-        if (prog_parse(p, "<gen>", texts[t], strlen(texts[t]))) {
+        if (!CHECK(prog_parse(p, "<gen>", texts[t], strlen(texts[t])) == 0, "the descriptor converts: %s",
+                   texts[t])) {
             char buf[512];
             diag_format(p->diags.head, buf, sizeof buf);
-            FAIL("descriptor does not convert: %s%s", texts[t], buf);
+            harness_detail("%s", buf);
             prog_free(p);
             return;
         }
@@ -335,12 +289,10 @@ static void one_program(int prog_no, int ntypes, bool use_jit)
         diags_init(&d, &a);
         CgOptions opt = {.opt_level = 0};
         jit = jit_new(p, &opt, &d);
-        if (!jit) {
-            char buf[512] = "";
-            if (d.head)
-                diag_format(d.head, buf, sizeof buf);
-            FAIL("program %d: JIT failed: %s", prog_no, buf);
-        }
+        char buf[512] = "";
+        if (!jit && d.head)
+            diag_format(d.head, buf, sizeof buf);
+        CHECK(jit != NULL, "program %d: the JIT compiles it: %s", prog_no, buf);
         arena_free(&a);
     }
     Evaluator *ev = eval_new(p);
@@ -366,30 +318,23 @@ static void one_program(int prog_no, int ntypes, bool use_jit)
 
 int main(int argc, char **argv)
 {
-    seed = argc > 1 ? strtoull(argv[1], NULL, 10) : 20261130;
-    int count = argc > 2 ? atoi(argv[2]) : 300;
-    rng_state = seed;
+    HarnessArgs a = {.seed = 20261130, .count = 300};
+    harness_args(argc, argv, "[SEED [COUNT]]", &a);
+    harness_report_limit(20);
+    rng = rng_seeded(a.seed);
+    int count = (int)a.count;
     for (int i = 0; i < count; i++)
         one_program(i, 8, i % 10 == 0);
+    harness_context(NULL);
     /* coverage: every tag, deep nesting and non-divisible tiles must have been generated */
     static const char *const tag[] = {"", "outer row-major", "outer column-major", "outer strided",
                                       "inner row-major", "inner column-major", "inner strided", "inner tiled"};
-    for (int k = 1; k < 8; k++) {
-        if (coverage[k] == 0)
-            FAIL("coverage: no %s generated", tag[k]);
-        else
-            passed++;
-    }
-    if (deepest < DESC_MAX_DEPTH)
-        FAIL("coverage: deepest nesting generated is %d, below %d", deepest, DESC_MAX_DEPTH);
-    else
-        passed++;
-    if (nondiv == 0)
-        FAIL("coverage: no non-divisible tile generated");
-    else
-        passed++;
+    for (int k = 1; k < 8; k++)
+        CHECK(coverage[k] > 0, "coverage: %s generated", tag[k]);
+    CHECK(deepest >= DESC_MAX_DEPTH, "coverage: deepest nesting generated is %d, at least %d", deepest,
+          DESC_MAX_DEPTH);
+    CHECK(nondiv > 0, "coverage: a non-divisible tile generated");
     printf("seed %llu: %d programs, %d recognized round trips, %d indices through E_offset, deepest nesting %d, "
-           "%d non-divisible tiles\n", (unsigned long long)seed, count, recognized, jit_checked, deepest, nondiv);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed != 0;
+           "%d non-divisible tiles\n", (unsigned long long)a.seed, count, recognized, jit_checked, deepest, nondiv);
+    return harness_report();
 }

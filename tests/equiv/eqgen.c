@@ -72,10 +72,24 @@ static uint64_t proper_divisor(MapGen *g, uint64_t n)
     return k ? ds[mapgen_below(g, (uint64_t)k)] : 0;
 }
 
-/* ---- plain printing ---- */
+/* ---- plain printing (and the node a mutation replaces) ---- */
 
-static void plain(Buf *b, const Prog *p, const Map *e)
+/* A mutation in progress: the pre-order number of the node to change, counted down while printing. */
+typedef struct Mutation {
+    MapGen *g;
+    int k;
+} Mutation;
+
+static void mutate_node(Buf *b, MapGen *g, const Prog *p, const Map *e);
+
+/* Prints e with every sub-mapping bracketed; with mut, node number mut->k (pre-order) is printed
+ * mutated instead (mut NULL: plain printing, no random draws). */
+static void print_map(Buf *b, const Prog *p, const Map *e, Mutation *mut)
 {
+    if (mut && mut->k-- == 0) {
+        mutate_node(b, mut->g, p, e);
+        return;
+    }
     switch (e->kind) {
     case MAP_SYM:
         put(b, "%s", p->axes[e->axis].name);
@@ -85,20 +99,22 @@ static void plain(Buf *b, const Prog *p, const Map *e)
         return;
     case MAP_PAIR:
         put(b, "[");
-        plain(b, p, e->l);
+        print_map(b, p, e->l, mut);
         put(b, ", ");
-        plain(b, p, e->r);
+        print_map(b, p, e->r, mut);
         put(b, "]");
         return;
     default:
         put(b, "[");
-        plain(b, p, e->l);
+        print_map(b, p, e->l, mut);
         put(b, "] %s %llu",
             e->kind == MAP_STRIDE ? "/" : e->kind == MAP_MOD ? "%" : e->kind == MAP_RESIZE ? "=" : pad_op(NULL, e->pad),
             U(e->n));
         return;
     }
 }
+
+static void plain(Buf *b, const Prog *p, const Map *e) { print_map(b, p, e, NULL); }
 
 char *eqgen_print(const Prog *p, const Map *e)
 {
@@ -330,31 +346,9 @@ char *eqgen_equivalent(MapGen *g, const Prog *p, const Map *e)
 
 static int count_nodes(const Map *e) { return e ? 1 + count_nodes(e->l) + count_nodes(e->r) : 0; }
 
-static void mutate(Buf *b, MapGen *g, const Prog *p, const Map *e, int *k)
+/* One random change of node e (its operands printed plain). */
+static void mutate_node(Buf *b, MapGen *g, const Prog *p, const Map *e)
 {
-    bool here = (*k)-- == 0;
-    if (!here) {
-        switch (e->kind) {
-        case MAP_SYM:
-        case MAP_BCAST:
-            plain(b, p, e);
-            return;
-        case MAP_PAIR:
-            put(b, "[");
-            mutate(b, g, p, e->l, k);
-            put(b, ", ");
-            mutate(b, g, p, e->r, k);
-            put(b, "]");
-            return;
-        default:
-            put(b, "[");
-            mutate(b, g, p, e->l, k);
-            put(b, "] %s %llu",
-                e->kind == MAP_STRIDE ? "/" : e->kind == MAP_MOD ? "%" : e->kind == MAP_RESIZE ? "=" : pad_op(NULL, e->pad),
-                U(e->n));
-            return;
-        }
-    }
     switch (e->kind) {
     case MAP_SYM: {
         int a = (int)mapgen_below(g, (uint64_t)p->naxes);
@@ -423,10 +417,10 @@ static void mutate(Buf *b, MapGen *g, const Prog *p, const Map *e, int *k)
 char *eqgen_mutant(MapGen *g, const Prog *p, const Map *e)
 {
     int n = count_nodes(e);
-    int k = (int)mapgen_below(g, (uint64_t)n);
+    Mutation mut = {g, (int)mapgen_below(g, (uint64_t)n)};
     Buf b = {0};
     put(&b, "m![");
-    mutate(&b, g, p, e, &k);
+    print_map(&b, p, e, &mut);
     put(&b, "]");
     return b.s;
 }

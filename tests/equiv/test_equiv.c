@@ -2,40 +2,33 @@
  * on generated pairs: equivalent by construction (SPEC §4 identities) and mutated ones.
  *
  * Usage: test_equiv [SEED [COUNT [FIRST [MODE]]]]   (defaults 1, 10000, 0, "all")
- * Mapping i comes from its own generator seeded with mix(SEED, i); a failure prints the command
- * that reruns it alone. MODE "isl" decides with the fast paths off (the symbolic procedure
+ * Mapping i comes from its own generator seeded with rng_case_seed(SEED, i, RNG_KEY_CASE); a failure
+ * prints the command that reruns it alone. MODE "isl" decides with the fast paths off (the symbolic procedure
  * alone), "fast" with them on, "all" both; a "-small" suffix ("isl-small", ...) draws small mappings
- * (depth <= 3, |E| <= 64, one helper type) instead of the generator's defaults. Two pairs per mapping: (E, rewrite) and (E, mutant). */
+ * (depth <= 3, |E| <= 64, one helper type) instead of the generator's defaults. Two pairs per mapping:
+ * (E, rewrite) and (E, mutant). */
 #include "algebra/algebra.h"
 #include "eqgen.h"
-#include "mapgen.h"
 #include "front/front.h"
+#include "harness.h"
+#include "mapgen.h"
+#include "prog_text.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define BUDGET (UINT64_C(1) << 20)
 
 typedef struct Run {
-    uint64_t seed, index;
     const char *mode;
-    long passed, failed;
     long pairs, eq_pairs, ne_pairs, size_diff, unknown;
     long canon_in, canon_in_same, canon_out, canon_out_same;
-    const char *program;
+    const char *program;    /* the generated program of the current mapping */
     double isl_seconds;
     EqvStats paths;     /* how the decisions were reached */
 } Run;
-
-static uint64_t mix(uint64_t seed, uint64_t i)
-{
-    MapGen g;
-    mapgen_init(&g, seed ^ (i * UINT64_C(0xD1B54A32D192ED03)), NULL);
-    return mapgen_next(&g);
-}
 
 /* Generator profiles: "small" (the bulk: shallow, few helper types, |E| <= 64) and the
  * generator's defaults. */
@@ -46,38 +39,12 @@ static MapGenOpts profile_opts(const char *mode)
     return (MapGenOpts){0};
 }
 
-static void fail(Run *r, const char *fmt, const char *a, const char *b, const char *detail)
+/* Adds the two mappings of the failure just reported and the program to it. */
+static void detail_pair(const Run *r, const char *a, const char *b)
 {
-    r->failed++;
-    if (r->failed > 20)
-        return;
-    fprintf(stderr, "FAIL seed %" PRIu64 " index %" PRIu64 " (rerun: test_equiv %" PRIu64 " 1 %" PRIu64 " %s): ",
-            r->seed, r->index, r->seed, r->index, r->mode);
-    fprintf(stderr, fmt, detail);
-    fprintf(stderr, "\n  E1 = %s\n  E2 = %s\nprogram:\n%s", a, b ? b : "-", r->program);
-}
-
-static char *text_of(const Prog *p, const Map *m)
-{
-    size_t n = map_format(p, m, NULL, 0);
-    char *s = malloc(n + 1);
-    map_format(p, m, s, n + 1);
-    return s;
-}
-
-static char *cell_text(const Prog *p, const Cell *c)
-{
-    size_t n = cell_format(p, c, NULL, 0);
-    char *s = malloc(n + 1);
-    cell_format(p, c, s, n + 1);
-    return s;
-}
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    harness_detail("E1 = %s", a);
+    harness_detail("E2 = %s", b ? b : "-");
+    harness_detail("program:\n%s", r->program);
 }
 
 /* One pair: the decision (fast paths as given) against the exhaustive reference. */
@@ -90,27 +57,24 @@ static void check_pair(Run *r, Prog *p, Evaluator *ref, Eqv *q, const Map *a, co
     char *ta = eqgen_print(p, a), *tb = eqgen_print(p, b);
     r->pairs++;
     if (eqv_exhaustive(ref, a, b, BUDGET, &want) != EVAL_OK || want.verdict == EQV_UNKNOWN) {
-        fail(r, "the reference cannot decide (%s)", ta, tb, eval_error(ref));
+        FAIL("the reference cannot decide (%s)", eval_error(ref));
+        detail_pair(r, ta, tb);
         goto out;
     }
     if (expect_equiv == 1 && want.verdict != EQV_EQUIVALENT) {
-        fail(r, "the rewrite is not equivalent by the reference%s", ta, tb, "");
+        FAIL("the rewrite is not equivalent by the reference (verdict %d)", (int)want.verdict);
+        detail_pair(r, ta, tb);
         goto out;
     }
     eqv_set_fast_paths(q, fast, fast ? 64 : 0);
-    double t0 = now();
+    double t0 = harness_seconds();
     eqv_decide(q, a, b, &got);
     if (!fast)
-        r->isl_seconds += now() - t0;
-    if (got.verdict == EQV_UNKNOWN) {
-        r->unknown++;
-        fail(r, "unknown: %s", ta, tb, eqv_error(q));
-        goto out;
-    }
-    if (got.verdict != want.verdict) {
-        char d[64];
-        snprintf(d, sizeof d, "%d vs reference %d", (int)got.verdict, (int)want.verdict);
-        fail(r, "verdict %s", ta, tb, d);
+        r->isl_seconds += harness_seconds() - t0;
+    r->unknown += got.verdict == EQV_UNKNOWN;
+    if (!CHECK_EQ_INT(got.verdict, want.verdict, "the verdict of the reference (fast paths %s; %s)",
+                      fast ? "on" : "off", got.verdict == EQV_UNKNOWN ? eqv_error(q) : "decided")) {
+        detail_pair(r, ta, tb);
         goto out;
     }
     if (want.verdict == EQV_EQUIVALENT)
@@ -120,19 +84,14 @@ static void check_pair(Run *r, Prog *p, Evaluator *ref, Eqv *q, const Map *a, co
     else
         r->ne_pairs++;
     if (want.verdict == EQV_CELLS_DIFFER) {
-        char *g1 = cell_text(p, &got.c1), *g2 = cell_text(p, &got.c2);
-        char *w1 = cell_text(p, &want.c1), *w2 = cell_text(p, &want.c2);
-        if (got.pos != want.pos || strcmp(g1, w1) || strcmp(g2, w2)) {
-            char d[512];
-            snprintf(d, sizeof d, "position %" PRIu64 ": %s vs %s; reference position %" PRIu64 ": %s vs %s", got.pos,
-                     g1, g2, want.pos, w1, w2);
-            fail(r, "%s", ta, tb, d);
-            free(g1), free(g2), free(w1), free(w2);
-            goto out;
-        }
+        char *g1 = harness_cell_text(p, &got.c1), *g2 = harness_cell_text(p, &got.c2);
+        char *w1 = harness_cell_text(p, &want.c1), *w2 = harness_cell_text(p, &want.c2);
+        if (!CHECK(got.pos == want.pos && !strcmp(g1, w1) && !strcmp(g2, w2),
+                   "the first difference: position %" PRIu64 ": %s vs %s; reference position %" PRIu64 ": %s vs %s",
+                   got.pos, g1, g2, want.pos, w1, w2))
+            detail_pair(r, ta, tb);
         free(g1), free(g2), free(w1), free(w2);
     }
-    r->passed++;
 out:
     free(ta);
     free(tb);
@@ -143,22 +102,17 @@ out:
 static const Map *check_norm(Run *r, Prog *p, Evaluator *ref, const Map *e)
 {
     const Map *n = norm_map(&p->arena, e);
-    char *te = eqgen_print(p, e), *tn = text_of(p, n);
+    char *te = eqgen_print(p, e), *tn = harness_map_text(p, n);
     int k = p->naxes + 1;
     EqvResult w = {.c1.coord = calloc((size_t)k, 8), .c2.coord = calloc((size_t)k, 8)};
-    if (eqv_exhaustive(ref, e, n, BUDGET, &w) != EVAL_OK || w.verdict != EQV_EQUIVALENT)
-        fail(r, "norm is not equivalent: %s", te, tn, w.verdict == EQV_CELLS_DIFFER ? "cells differ" : "sizes differ");
-    else
-        r->passed++;
-    if (!norm_equal(norm_map(&p->arena, n), n))
-        fail(r, "norm is not idempotent%s", te, tn, "");
-    else
-        r->passed++;
+    if (!CHECK(eqv_exhaustive(ref, e, n, BUDGET, &w) == EVAL_OK && w.verdict == EQV_EQUIVALENT,
+               "norm is equivalent (verdict %d)", (int)w.verdict))
+        detail_pair(r, te, tn);
+    if (!CHECK(norm_equal(norm_map(&p->arena, n), n), "norm is idempotent"))
+        detail_pair(r, te, tn);
     const Map *back = prog_parse_map(p, "<norm>", tn);
-    if (!back || !norm_equal(back, n))
-        fail(r, "the printed normal form does not parse back to itself%s", te, tn, "");
-    else
-        r->passed++;
+    if (!CHECK(back && norm_equal(back, n), "the printed normal form parses back to itself"))
+        detail_pair(r, te, tn);
     free(te);
     free(tn);
     free(w.c1.coord), free(w.c2.coord);
@@ -175,16 +129,19 @@ static bool differs(Prog *p, Evaluator *ref, const Map *a, const Map *b)
     return d;
 }
 
-static void run_one(Run *r, bool isl, bool fast)
+/* Both pairs of mapping `index` of the run seeded with seed, decided as the mode says. */
+static void run_one(Run *r, uint64_t seed, uint64_t index, bool isl, bool fast)
 {
     MapGen g;
     MapGenOpts o = profile_opts(r->mode);
-    mapgen_init(&g, mix(r->seed, r->index), &o);
+    mapgen_init(&g, rng_case_seed(seed, index, RNG_KEY_CASE), &o);
+    harness_case(index);
     char *src = mapgen_program(&g);
     r->program = src;
     Prog *p = prog_new();
     if (prog_parse(p, "<gen>", src, strlen(src)) != 0) {
-        fail(r, "the generated program does not parse%s", "-", NULL, "");
+        FAIL("the generated program does not parse");
+        detail_pair(r, "-", NULL);
         goto out;
     }
     const Map *e = prog_lookup(p, "E")->map;
@@ -195,7 +152,8 @@ static void run_one(Run *r, bool isl, bool fast)
     char *eq_text = eqgen_equivalent(&g, p, e);
     const Map *e2 = prog_parse_map(p, "<rewrite>", eq_text);
     if (!e2) {
-        fail(r, "the rewrite does not parse%s", eq_text, NULL, "");
+        FAIL("the rewrite does not parse");
+        detail_pair(r, eq_text, NULL);
     } else {
         if (isl)
             check_pair(r, p, ref, q, e, e2, false, 1);
@@ -207,12 +165,10 @@ static void run_one(Run *r, bool isl, bool fast)
         if (norm_in_fragment(e) && norm_in_fragment(e2)) {
             r->canon_in++;
             r->canon_in_same += same;
-            if (!same) {
-                char *t1 = text_of(p, n1), *t2 = text_of(p, n2);
-                fail(r, "equivalent mappings of the canonical fragment get different normal forms%s", t1, t2, "");
+            if (!CHECK(same, "equivalent mappings of the canonical fragment get the same normal form")) {
+                char *t1 = harness_map_text(p, n1), *t2 = harness_map_text(p, n2);
+                detail_pair(r, t1, t2);
                 free(t1), free(t2);
-            } else {
-                r->passed++;
             }
         } else {
             r->canon_out++;
@@ -253,7 +209,7 @@ out:
 }
 
 /* A tiny operation budget must give "unknown" with a reason, never a verdict. */
-static void budget_check(Run *r)
+static void budget_check(void)
 {
     static const char src[] = "axes![A = 6, B = 8, C = 5];\n";
     Prog *p = prog_new();
@@ -265,17 +221,12 @@ static void budget_check(Run *r)
     eqv_set_budget(q, 1000, EQV_DEFAULT_MAX_ITEMS);
     EqvResult res = {.c1.coord = calloc(4, 8), .c2.coord = calloc(4, 8)};
     eqv_decide(q, a, b, &res);
-    r->program = src;
-    if (res.verdict != EQV_UNKNOWN || !strstr(eqv_error(q), "budget"))
-        fail(r, "a budget of 1000 isl operations did not answer unknown (%s)", "-", "-", eqv_error(q));
-    else
-        r->passed++;
+    harness_context("the budget check");
+    CHECK_EQ_INT(res.verdict, EQV_UNKNOWN, "a budget of 1000 isl operations answers unknown (%s)", eqv_error(q));
+    CHECK(strstr(eqv_error(q), "budget"), "the reason names the budget: %s", eqv_error(q));
     eqv_set_budget(q, EQV_DEFAULT_MAX_OPS, EQV_DEFAULT_MAX_ITEMS);
     eqv_decide(q, a, b, &res);
-    if (res.verdict != EQV_CELLS_DIFFER)
-        fail(r, "the default budget did not decide%s", "-", "-", "");
-    else
-        r->passed++;
+    CHECK_EQ_INT(res.verdict, EQV_CELLS_DIFFER, "the default budget decides");
     free(res.c1.coord), free(res.c2.coord);
     eqv_free(q);
     prog_free(p);
@@ -283,35 +234,26 @@ static void budget_check(Run *r)
 
 int main(int argc, char **argv)
 {
-    Run r = {.seed = 1, .mode = "all"};
-    uint64_t count = 10000, first = 0;
-    if (argc > 1)
-        r.seed = strtoull(argv[1], NULL, 10);
-    if (argc > 2)
-        count = strtoull(argv[2], NULL, 10);
-    if (argc > 3)
-        first = strtoull(argv[3], NULL, 10);
-    if (argc > 4)
-        r.mode = argv[4];
+    HarnessArgs a = {.seed = 1, .count = 10000, .word = "all"};
+    harness_args(argc, argv, "[SEED [COUNT [FIRST [MODE]]]]", &a);
+    harness_report_limit(20);
+    Run r = {.mode = a.word};
     bool isl = strncmp(r.mode, "fast", 4) != 0, fast = strncmp(r.mode, "isl", 3) != 0;
-    double t0 = now();
-    for (uint64_t i = first; i < first + count; i++) {
-        r.index = i;
-        run_one(&r, isl, fast);
-    }
-    double t = now() - t0;
+    double t0 = harness_seconds();
+    for (uint64_t i = a.first; i < a.first + a.count; i++)
+        run_one(&r, a.seed, i, isl, fast);
+    double t = harness_seconds() - t0;
     printf("seed %" PRIu64 ", mappings %" PRIu64 "..%" PRIu64 ", mode %s: %ld pairs decided (%ld equivalent, %ld "
            "differing cells, %ld sizes differ, %ld unknown) in %.2f s (symbolic alone: %.2f s)\n",
-           r.seed, first, first + count - 1, r.mode, r.pairs, r.eq_pairs, r.ne_pairs, r.size_diff, r.unknown, t,
+           a.seed, a.first, a.first + a.count - 1, r.mode, r.pairs, r.eq_pairs, r.ne_pairs, r.size_diff, r.unknown, t,
            r.isl_seconds);
     printf("decided by: identical normal forms %lu, the probe of the first positions %lu, the symbolic "
            "procedure %lu\n",
            r.paths.by_norm, r.paths.by_probe, r.paths.by_isl);
-    budget_check(&r);
+    budget_check();
     printf("normal forms of equivalent pairs: identical in %ld/%ld inside the canonical fragment, %ld/%ld (%.1f%%) "
            "outside it\n",
            r.canon_in_same, r.canon_in, r.canon_out_same, r.canon_out,
            r.canon_out ? 100.0 * (double)r.canon_out_same / (double)r.canon_out : 0.0);
-    printf("%ld passed, %ld failed\n", r.passed, r.failed);
-    return r.failed ? 1 : 0;
+    return harness_report();
 }

@@ -3,6 +3,8 @@
  * extra axes, whose verdict, smallest differing position and cells are known from E alone.
  *
  * Usage: test_equiv_large [SEED [COUNT [FIRST]]]   (defaults 1, 60, 0)
+ * Mapping i comes from its own generator seeded with rng_case_seed(SEED, i, RNG_KEY_GAMMA); a failure
+ * prints the command that reruns it alone.
  *
  * Why the expectation is exact: the extra axes are disjoint from E's, so the cell of
  * [X1, E, X2] at (i, e, j) is a function of the three part cells; X1 and X2 are identical (or
@@ -11,14 +13,15 @@
  * difference is e·|X2| where e is E's smallest difference, with E's two cells there. */
 #include "algebra/algebra.h"
 #include "eqgen.h"
-#include "mapgen.h"
 #include "front/front.h"
+#include "harness.h"
+#include "mapgen.h"
+#include "prog_text.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define BUDGET (UINT64_C(1) << 20)
 #define LIMIT_SECONDS 2.0 /* CPU seconds per decision: a guard against blow-ups; typical is milliseconds */
@@ -43,41 +46,18 @@ static const char *const majors[][2] = {
 };
 
 typedef struct Run {
-    uint64_t seed, index;
-    long passed, failed, equivalent, differing;
+    long equivalent, differing;
     double max_seconds, total_seconds;
     long decisions;
     uint64_t min_size, max_size, max_pos;
 } Run;
 
-static uint64_t mix(uint64_t seed, uint64_t i)
+/* Adds the two mappings of the failure just reported and the program to it. */
+static void detail_pair(const char *a, const char *b, const char *src)
 {
-    MapGen g;
-    mapgen_init(&g, seed ^ (i * UINT64_C(0x9E3779B97F4A7C15)), NULL);
-    return mapgen_next(&g);
-}
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t); /* CPU time: the machine is shared */
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static char *cell_text(const Prog *p, const Cell *c)
-{
-    size_t n = cell_format(p, c, NULL, 0);
-    char *s = malloc(n + 1);
-    cell_format(p, c, s, n + 1);
-    return s;
-}
-
-static void fail(Run *r, const char *what, const char *a, const char *b, const char *src)
-{
-    r->failed++;
-    fprintf(stderr, "FAIL seed %" PRIu64 " index %" PRIu64 " (rerun: test_equiv_large %" PRIu64 " 1 %" PRIu64 "): %s\n"
-            "  E1 = %s\n  E2 = %s\nprogram:\n%s",
-            r->seed, r->index, r->seed, r->index, what, a, b, src);
+    harness_detail("E1 = %s", a);
+    harness_detail("E2 = %s", b);
+    harness_detail("program:\n%s", src);
 }
 
 /* Decides big1 vs big2 and checks against the expectation derived from small1 vs small2. */
@@ -88,16 +68,16 @@ static void check(Run *r, Prog *p, Evaluator *ref, const Map *s1, const Map *s2,
     EqvResult want = {.c1.coord = calloc((size_t)n, 8), .c2.coord = calloc((size_t)n, 8)};
     EqvResult got = {.c1.coord = calloc((size_t)n, 8), .c2.coord = calloc((size_t)n, 8)};
     char *t1 = eqgen_print(p, b1), *t2 = eqgen_print(p, b2);
-    char what[1024];
     if (eqv_exhaustive(ref, s1, s2, BUDGET, &want) != EVAL_OK || want.verdict == EQV_UNKNOWN) {
-        fail(r, "the reference cannot decide the small parts", t1, t2, src);
+        FAIL("the reference cannot decide the small parts");
+        detail_pair(t1, t2, src);
         goto out;
     }
     Eqv *q = eqv_new(p);
     eqv_set_fast_paths(q, false, 0); /* the symbolic procedure alone */
-    double t0 = now();
+    double t0 = harness_cpu_seconds(); /* CPU time: the machine is shared */
     eqv_decide(q, b1, b2, &got);
-    double dt = now() - t0;
+    double dt = harness_cpu_seconds() - t0;
     r->decisions++;
     r->total_seconds += dt;
     if (dt > r->max_seconds)
@@ -106,46 +86,41 @@ static void check(Run *r, Prog *p, Evaluator *ref, const Map *s1, const Map *s2,
         r->min_size = b1->size;
     if (b1->size > r->max_size)
         r->max_size = b1->size;
-    if (got.verdict == EQV_UNKNOWN) {
-        snprintf(what, sizeof what, "unknown: %s", eqv_error(q));
-        fail(r, what, t1, t2, src);
-    } else if (got.verdict != want.verdict) {
-        snprintf(what, sizeof what, "verdict %d, expected %d", (int)got.verdict, (int)want.verdict);
-        fail(r, what, t1, t2, src);
+    if (!CHECK_EQ_INT(got.verdict, want.verdict, "the verdict of the small parts (%s)",
+                      got.verdict == EQV_UNKNOWN ? eqv_error(q) : "decided")) {
+        detail_pair(t1, t2, src);
     } else if (want.verdict == EQV_CELLS_DIFFER) {
         uint64_t pos = want.pos * minor_size;
-        char *g1 = cell_text(p, &got.c1), *g2 = cell_text(p, &got.c2);
-        char *w1 = cell_text(p, &want.c1), *w2 = cell_text(p, &want.c2);
-        if (got.pos != pos || strcmp(g1, w1) || strcmp(g2, w2)) {
-            snprintf(what, sizeof what, "position %" PRIu64 ": %s vs %s; expected position %" PRIu64 ": %s vs %s",
-                     got.pos, g1, g2, pos, w1, w2);
-            fail(r, what, t1, t2, src);
-        } else {
-            r->passed++;
+        char *g1 = harness_cell_text(p, &got.c1), *g2 = harness_cell_text(p, &got.c2);
+        char *w1 = harness_cell_text(p, &want.c1), *w2 = harness_cell_text(p, &want.c2);
+        if (CHECK(got.pos == pos && !strcmp(g1, w1) && !strcmp(g2, w2),
+                  "the first difference: position %" PRIu64 ": %s vs %s; expected position %" PRIu64 ": %s vs %s",
+                  got.pos, g1, g2, pos, w1, w2)) {
             r->differing++;
             if (pos > r->max_pos)
                 r->max_pos = pos;
+        } else {
+            detail_pair(t1, t2, src);
         }
         free(g1), free(g2), free(w1), free(w2);
     } else {
-        r->passed++;
         r->equivalent += want.verdict == EQV_EQUIVALENT;
     }
-    if (dt > LIMIT_SECONDS) {
-        snprintf(what, sizeof what, "took %.3f s (limit %.1f s)", dt, LIMIT_SECONDS);
-        fail(r, what, t1, t2, src);
-    }
+    if (!CHECK(dt <= LIMIT_SECONDS, "decided in %.3f CPU seconds (limit %.1f s)", dt, LIMIT_SECONDS))
+        detail_pair(t1, t2, src);
     eqv_free(q);
 out:
     free(t1), free(t2);
     free(want.c1.coord), free(want.c2.coord), free(got.c1.coord), free(got.c2.coord);
 }
 
-static void run_one(Run *r)
+/* Both large pairs of mapping `index` of the run seeded with seed. */
+static void run_one(Run *r, uint64_t seed, uint64_t index)
 {
     MapGen g;
     MapGenOpts o = {.max_size = 64, .max_depth = 3, .max_axes = 3, .max_types = 1};
-    mapgen_init(&g, mix(r->seed, r->index), &o);
+    mapgen_init(&g, rng_case_seed(seed, index, RNG_KEY_GAMMA), &o);
+    harness_case(index);
     char *gen = mapgen_program(&g);
     size_t len = strlen(gen) + sizeof big_axes;
     char *src = malloc(len);
@@ -153,7 +128,8 @@ static void run_one(Run *r)
     free(gen);
     Prog *p = prog_new();
     if (prog_parse(p, "<gen>", src, strlen(src)) != 0) {
-        fail(r, "the program does not parse", "-", "-", src);
+        FAIL("the program does not parse");
+        detail_pair("-", "-", src);
         goto out;
     }
     const Map *e = prog_lookup(p, "E")->map;
@@ -197,7 +173,8 @@ static void run_one(Run *r)
         snprintf(b2, sizeof b2, "m![%s, [%s], %s]", majors[ma][k == 0], others[k] + 2, minors[mi][k == 0]);
         const Map *m1 = prog_parse_map(p, "<big1>", b1), *m2 = prog_parse_map(p, "<big2>", b2);
         if (!m1 || !m2) {
-            fail(r, "a large mapping does not parse", b1, b2, src);
+            FAIL("a large mapping does not parse");
+            detail_pair(b1, b2, src);
             continue;
         }
         check(r, p, ref, e, smalls[k], m1, m2, x2->size, src);
@@ -213,22 +190,14 @@ out:
 
 int main(int argc, char **argv)
 {
-    Run r = {.seed = 1};
-    uint64_t count = 60, first = 0;
-    if (argc > 1)
-        r.seed = strtoull(argv[1], NULL, 10);
-    if (argc > 2)
-        count = strtoull(argv[2], NULL, 10);
-    if (argc > 3)
-        first = strtoull(argv[3], NULL, 10);
-    for (uint64_t i = first; i < first + count; i++) {
-        r.index = i;
-        run_one(&r);
-    }
+    HarnessArgs a = {.seed = 1, .count = 60};
+    harness_args(argc, argv, "[SEED [COUNT [FIRST]]]", &a);
+    Run r = {0};
+    for (uint64_t i = a.first; i < a.first + a.count; i++)
+        run_one(&r, a.seed, i);
     printf("seed %" PRIu64 ": %ld large decisions (%ld equivalent, %ld differing, sizes %" PRIu64 "..%" PRIu64
            ", farthest first difference %" PRIu64 "), mean %.1f ms, max %.1f ms\n",
-           r.seed, r.decisions, r.equivalent, r.differing, r.min_size, r.max_size, r.max_pos,
+           a.seed, r.decisions, r.equivalent, r.differing, r.min_size, r.max_size, r.max_pos,
            r.decisions ? 1e3 * r.total_seconds / (double)r.decisions : 0.0, 1e3 * r.max_seconds);
-    printf("%ld passed, %ld failed\n", r.passed, r.failed);
-    return r.failed ? 1 : 0;
+    return harness_report();
 }

@@ -6,8 +6,9 @@
  * formatted. Everything is freed, so LeakSanitizer sees any leak. A crash, a sanitizer report,
  * a leak, or a printed mapping that does not parse back is a finding. */
 #include "core/ast.h"
-#include "front/front.h"
 #include "eval/eval.h"
+#include "front/front.h"
+#include "prog_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,22 +44,14 @@ static void format_diags(const Prog *p)
  * the reparsed mapping prints identically. */
 static void check_roundtrip(Prog *p, const Map *m)
 {
-    size_t n = map_format(p, m, NULL, 0);
-    char *text = malloc(n + 1);
-    if (!text)
-        abort();
-    map_format(p, m, text, n + 1);
+    char *text = harness_map_text(p, m);
     int before = p->diags.count;
     const Map *back = prog_parse_map(p, "<format>", text);
     if (!back || p->diags.count != before) {
         fprintf(stderr, "map_format output does not parse back: %s\n", text);
         __builtin_trap();
     }
-    size_t n2 = map_format(p, back, NULL, 0);
-    char *text2 = malloc(n2 + 1);
-    if (!text2)
-        abort();
-    map_format(p, back, text2, n2 + 1);
+    char *text2 = harness_map_text(p, back);
     if (strcmp(text, text2) != 0) {
         fprintf(stderr, "map_format is not stable:\n  %s\n  %s\n", text, text2);
         __builtin_trap();
@@ -79,12 +72,7 @@ static void eval_some(Evaluator *ev, const Prog *p, const Map *m, uint64_t seed)
             continue; /* undecided within the budget: allowed */
         if (c.kind > CELL_OVERFLOW)
             __builtin_trap();
-        size_t n = cell_format(p, &c, NULL, 0);
-        char *s = malloc(n + 1);
-        if (!s)
-            abort();
-        cell_format(p, &c, s, n + 1);
-        free(s);
+        free(harness_cell_text(p, &c)); /* the text is discarded; the point is that it is well-formed */
         if (i == 3 && c.kind != CELL_OOB)
             __builtin_trap(); /* position |E| is out of bounds */
     }

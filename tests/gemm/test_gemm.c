@@ -1,6 +1,6 @@
 /* test_gemm.c — the strided-view GEMM against a double-precision reference: every type, layout, ISA path,
  * 1 and 2 threads, edge shapes, the validation messages word for word, and run-to-run bit identity. */
-#include "../check.h"
+#include "harness.h"
 #include "gemm/gemm_impl.h"
 
 #include <math.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static float unit(void) { return (float)((double)(rng() >> 11) / 9007199254740992.0 * 2.0 - 1.0); }
+static Rng rng; /* seeded from SEED */
 
 /* ---- validation messages ---- */
 
@@ -145,16 +145,16 @@ static void test_conversions(void)
         if (!nanb && gemm_f32_to_bf16(gemm_bf16_to_f32(x)) != x)
             bad++;
     }
-    CHECK(bad == 0, "%d 16-bit patterns do not round-trip", bad);
+    CHECK_EQ_INT(bad, 0, "16-bit patterns that do not round-trip");
     /* rounding to nearest even, subnormals, overflow */
-    CHECK(gemm_f32_to_f16(ldexpf(1.0f, -24)) == 0x0001, "2^-24 -> %04x", gemm_f32_to_f16(ldexpf(1.0f, -24)));
-    CHECK(gemm_f32_to_f16(ldexpf(1.0f, -25)) == 0x0000, "2^-25 ties to even");
-    CHECK(gemm_f32_to_f16(ldexpf(3.0f, -26)) == 0x0001, "1.5 * 2^-25 rounds up");
-    CHECK(gemm_f32_to_f16(ldexpf(3.0f, -25)) == 0x0002, "1.5 * 2^-24 ties to even (2)");
+    CHECK_EQ_U64(gemm_f32_to_f16(ldexpf(1.0f, -24)), 0x0001, "2^-24 is the smallest f16 subnormal");
+    CHECK_EQ_U64(gemm_f32_to_f16(ldexpf(1.0f, -25)), 0x0000, "2^-25 ties to even");
+    CHECK_EQ_U64(gemm_f32_to_f16(ldexpf(3.0f, -26)), 0x0001, "1.5 * 2^-25 rounds up");
+    CHECK_EQ_U64(gemm_f32_to_f16(ldexpf(3.0f, -25)), 0x0002, "1.5 * 2^-24 ties to even (2)");
     CHECK(gemm_f32_to_f16(65504.0f) == 0x7bff && gemm_f32_to_f16(65520.0f) == 0x7c00, "f16 max / overflow");
-    CHECK(gemm_f32_to_f16(1.0f + ldexpf(1.0f, -11)) == 0x3c00, "1 + 2^-11 ties to even");
-    CHECK(gemm_f32_to_bf16(1.0f + ldexpf(1.0f, -8)) == 0x3f80, "bf16 1 + 2^-8 ties to even");
-    CHECK(gemm_f32_to_bf16(1.0f + ldexpf(3.0f, -9)) == 0x3f81, "bf16 1 + 3*2^-9 rounds up");
+    CHECK_EQ_U64(gemm_f32_to_f16(1.0f + ldexpf(1.0f, -11)), 0x3c00, "1 + 2^-11 ties to even");
+    CHECK_EQ_U64(gemm_f32_to_bf16(1.0f + ldexpf(1.0f, -8)), 0x3f80, "bf16 1 + 2^-8 ties to even");
+    CHECK_EQ_U64(gemm_f32_to_bf16(1.0f + ldexpf(3.0f, -9)), 0x3f81, "bf16 1 + 3*2^-9 rounds up");
     CHECK(gemm_f16_to_f32(0x0001) == ldexpf(1.0f, -24) && gemm_f16_to_f32(0x8400) == -ldexpf(1.0f, -14),
           "f16 subnormal / negative normal");
 }
@@ -182,25 +182,26 @@ static void test_packing(void)
                 size_t ss = c == CG_PACK_F32 ? 4 : c >= CG_PACK_I8_U8 ? 1 : 2;
                 size_t ds = c <= CG_PACK_F16_F32 || c == CG_PACK_I8_I32 ? 4 : c == CG_PACK_BF16 ? 2 : 1;
                 for (int t = 0; t < 6; t++) {
-                    int64_t R = 1 + (int64_t)below(3 * (uint64_t)w), K = 1 + (int64_t)below(40);
-                    int64_t sr = below(2) ? 1 : (int64_t)(K + below(3)), sk = sr == 1 ? (int64_t)(R + below(3)) : 1;
-                    if (below(3) == 0) { /* general strides, broadcast included */
-                        sr = (int64_t)below(5);
-                        sk = (int64_t)(R * 5 + below(3));
+                    int64_t R = 1 + (int64_t)rng_below(&rng, 3 * (uint64_t)w), K = 1 + (int64_t)rng_below(&rng, 40);
+                    int64_t sr = rng_below(&rng, 2) ? 1 : (int64_t)(K + rng_below(&rng, 3)),
+                            sk = sr == 1 ? (int64_t)(R + rng_below(&rng, 3)) : 1;
+                    if (rng_below(&rng, 3) == 0) { /* general strides, broadcast included */
+                        sr = (int64_t)rng_below(&rng, 5);
+                        sk = (int64_t)(R * 5 + rng_below(&rng, 3));
                     }
                     size_t n = (size_t)((R - 1) * sr + (K - 1) * sk + 1);
                     unsigned char *src = malloc(n * ss);
                     for (size_t i = 0; i < n; i++) {
                         if (ss == 4) {
-                            float x = unit() * 100;
+                            float x = (float)rng_signed_unit(&rng) * 100;
                             memcpy(src + 4 * i, &x, 4);
                         } else if (ss == 2) {
-                            uint16_t h = (uint16_t)rng();
+                            uint16_t h = (uint16_t)rng_next(&rng);
                             if (c == CG_PACK_F16_F32 && ((h >> 10) & 0x1f) == 0x1f)
                                 h &= 0xbfff; /* no NaN or infinity: fpext quiets signaling NaNs */
                             memcpy(src + 2 * i, &h, 2);
                         } else {
-                            src[i] = (unsigned char)rng();
+                            src[i] = (unsigned char)rng_next(&rng);
                         }
                     }
                     int64_t kcp = (K + g - 1) / g * g, np = (R + w - 1) / w;
@@ -222,7 +223,7 @@ static void test_packing(void)
                 }
                 jit_module_free(jm);
             }
-    CHECK(bad == 0, "%d of %d JIT packings differ from the reference", bad, runs);
+    CHECK_EQ_INT(bad, 0, "JIT packings (of %d) that differ from the reference", runs);
 }
 
 /* ---- numeric cases ---- */
@@ -236,7 +237,7 @@ typedef struct Opnd {
  * (row- or column-major), 3 broadcast (a zero stride; inputs only), 4 strided (cs or rs of 2+). */
 static Opnd make(uint64_t r, uint64_t c, GemmType t, bool input, int *kind_out)
 {
-    int kind = (int)below(input ? 5 : 5);
+    int kind = (int)rng_below(&rng, input ? 5 : 5);
     if (!input && kind == 3)
         kind = 2;
     size_t es = gemm_type_size(t);
@@ -246,8 +247,8 @@ static Opnd make(uint64_t r, uint64_t c, GemmType t, bool input, int *kind_out)
     case 0: rs = (int64_t)c; cs = 1; break;
     case 1: rs = 1; cs = (int64_t)r; break;
     case 2: {
-        uint64_t pr = r + below(4), pc = c + below(4);
-        if (below(2)) {
+        uint64_t pr = r + rng_below(&rng, 4), pc = c + rng_below(&rng, 4);
+        if (rng_below(&rng, 2)) {
             rs = (int64_t)pc; cs = 1;
             off = (int64_t)((pr - r) * pc + (pc - c));
         } else {
@@ -257,10 +258,10 @@ static Opnd make(uint64_t r, uint64_t c, GemmType t, bool input, int *kind_out)
         break;
     }
     case 3:
-        if (below(2)) { rs = 0; cs = 1; } else { rs = (int64_t)c; cs = 0; }
+        if (rng_below(&rng, 2)) { rs = 0; cs = 1; } else { rs = (int64_t)c; cs = 0; }
         break;
     default:
-        if (below(2)) { rs = (int64_t)c * 2 + 1; cs = 2; } else { rs = 3; cs = (int64_t)r * 3 + 1; }
+        if (rng_below(&rng, 2)) { rs = (int64_t)c * 2 + 1; cs = 2; } else { rs = 3; cs = (int64_t)r * 3 + 1; }
         break;
     }
     uint64_t ext = r && c ? (r - 1) * (uint64_t)rs + (c - 1) * (uint64_t)cs + 1 : 0;
@@ -271,11 +272,11 @@ static Opnd make(uint64_t r, uint64_t c, GemmType t, bool input, int *kind_out)
     for (uint64_t i = 0; i < len; i++) {
         char *p = (char *)o.base + i * es;
         switch (t) {
-        case GEMM_F32: { float x = unit(); memcpy(p, &x, 4); break; }
-        case GEMM_BF16: { uint16_t h = gemm_f32_to_bf16(unit()); memcpy(p, &h, 2); break; }
-        case GEMM_F16: { uint16_t h = gemm_f32_to_f16(unit()); memcpy(p, &h, 2); break; }
-        case GEMM_I8: { int8_t x = (int8_t)(int)(below(256) - 128); memcpy(p, &x, 1); break; }
-        case GEMM_I32: { int32_t x = (int32_t)below(2001) - 1000; memcpy(p, &x, 4); break; }
+        case GEMM_F32: { float x = (float)rng_signed_unit(&rng); memcpy(p, &x, 4); break; }
+        case GEMM_BF16: { uint16_t h = gemm_f32_to_bf16((float)rng_signed_unit(&rng)); memcpy(p, &h, 2); break; }
+        case GEMM_F16: { uint16_t h = gemm_f32_to_f16((float)rng_signed_unit(&rng)); memcpy(p, &h, 2); break; }
+        case GEMM_I8: { int8_t x = (int8_t)(int)(rng_below(&rng, 256) - 128); memcpy(p, &x, 1); break; }
+        case GEMM_I32: { int32_t x = (int32_t)rng_below(&rng, 2001) - 1000; memcpy(p, &x, 4); break; }
         }
     }
     o.v = gemm_view((char *)o.base + (size_t)off * es, ext, r, c, rs, cs, t);
@@ -302,7 +303,7 @@ static const uint64_t dims[] = {0,  1,  2,  3,  5,  7,  11,  12,  13,  16,  17, 
 static uint64_t pick_dim(uint64_t cap)
 {
     for (;;) {
-        uint64_t d = dims[below(sizeof dims / sizeof *dims)];
+        uint64_t d = dims[rng_below(&rng, sizeof dims / sizeof *dims)];
         if (d <= cap)
             return d;
     }
@@ -311,22 +312,24 @@ static uint64_t pick_dim(uint64_t cap)
 /* One random case: checks against the reference and that a second run is bit-identical. */
 static void one_case(Gemm *g, Gemm *g2, GemmType t, int threads)
 {
-    uint64_t m = pick_dim(300), n = pick_dim(300), k = pick_dim(below(8) == 0 ? 600 : 300);
-    if (below(6) == 0)
-        k = 1024 + below(200); /* more than one k block for every type */
+    uint64_t m = pick_dim(300), n = pick_dim(300), k = pick_dim(rng_below(&rng, 8) == 0 ? 600 : 300);
+    if (rng_below(&rng, 6) == 0)
+        k = 1024 + rng_below(&rng, 200); /* more than one k block for every type */
     if (m * n * k > 6000000)
         m = 1 + m / 8;
     GemmType ct = t == GEMM_I8 ? GEMM_I32 : GEMM_F32;
     int ka, kb, kcv;
     Opnd A = make(m, k, t, true, &ka), B = make(k, n, t, true, &kb), C = make(m, n, ct, false, &kcv);
-    int bsel = (int)below(4);
-    float af = below(8) == 0 ? 0.0f : unit() * 2, bf = bsel == 0 ? 0.0f : bsel == 1 ? 1.0f : unit();
-    int32_t ai = below(8) == 0 ? 0 : (int32_t)below(7) - 3, bi = bsel == 0 ? 0 : (int32_t)below(5) - 2;
+    int bsel = (int)rng_below(&rng, 4);
+    float af = rng_below(&rng, 8) == 0 ? 0.0f : (float)rng_signed_unit(&rng) * 2,
+          bf = bsel == 0 ? 0.0f : bsel == 1 ? 1.0f : (float)rng_signed_unit(&rng);
+    int32_t ai = rng_below(&rng, 8) == 0 ? 0 : (int32_t)rng_below(&rng, 7) - 3,
+            bi = bsel == 0 ? 0 : (int32_t)rng_below(&rng, 5) - 2;
     size_t cbytes = C.v.len * 4;
     void *c0 = malloc(cbytes + 1);
     if (bf == 0.0f && ct == GEMM_F32) /* beta = 0 overwrites NaN */
         for (uint64_t i = 0; i < C.v.len; i++)
-            if (below(3) == 0)
+            if (rng_below(&rng, 3) == 0)
                 ((float *)C.v.data)[i] = NAN;
     memcpy(c0, C.v.data, cbytes);
     char err[256] = "";
@@ -373,7 +376,7 @@ static void one_case(Gemm *g, Gemm *g2, GemmType t, int threads)
     void *c1 = malloc(cbytes + 1);
     memcpy(c1, C.v.data, cbytes);
     memcpy(C.v.data, c0, cbytes);
-    Gemm *again = below(2) ? g : g2;
+    Gemm *again = rng_below(&rng, 2) ? g : g2;
     r = t == GEMM_I8 ? gemm_i8(again, ai, &A.v, &B.v, bi, &C.v, err, sizeof err)
                      : gemm_f32(again, af, &A.v, &B.v, bf, &C.v, err, sizeof err);
     CHECK(r == 0 && memcmp(c1, C.v.data, cbytes) == 0, "%s: second run differs", what);
@@ -421,9 +424,9 @@ static void test_concurrent(void)
     static uint16_t a[RM * RK], b[RK * RN];
     static float c[2][RM * RN];
     for (int i = 0; i < RM * RK; i++)
-        a[i] = gemm_f32_to_f16(unit());
+        a[i] = gemm_f32_to_f16((float)rng_signed_unit(&rng));
     for (int i = 0; i < RK * RN; i++)
-        b[i] = gemm_f32_to_f16(unit());
+        b[i] = gemm_f32_to_f16((float)rng_signed_unit(&rng));
     GemmIsa isas[2] = {GEMM_ISA_PORTABLE, GEMM_ISA_AVX2};
     for (int ii = 0; ii < 2; ii++) {
         Racer r[2];
@@ -446,14 +449,15 @@ static void test_concurrent(void)
 
 int main(int argc, char **argv)
 {
-    check_seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 0x6d617063u;
-    int cases = argc > 2 ? atoi(argv[2]) : 12;
-    rng_state = check_seed;
+    HarnessArgs args = {.seed = 0x6d617063u, .count = 12};
+    harness_args(argc, argv, "[SEED [COUNT]]", &args); /* COUNT: generated cases per type and ISA */
+    rng = rng_seeded(args.seed);
+    int cases = (int)args.count;
     char err[256];
     Gemm *g1 = gemm_new(&(GemmOptions){.threads = 1}, err, sizeof err);
     CHECK(g1 != NULL, "gemm_new: %s", err);
     if (!g1) {
-        return check_report();
+        return harness_report();
     }
     test_concurrent();
     test_messages(g1);
@@ -481,5 +485,5 @@ int main(int argc, char **argv)
             gemm_free(h);
         }
     gemm_free(g1);
-    return check_report();
+    return harness_report();
 }

@@ -16,9 +16,9 @@
  *     copies of a replicated C written; a second run from the same C bit-identical.
  * Fixed cases: 1x1x1, 1xN, Mx1 and K = 1 products, column-major and staged C (with beta != 0), degenerate pack
  * panels, every kernel of samples/gemm/gemm.map at M = N = K = 97 (prog_override_axis), and the error messages
- * of rt_gemm_new and rt_gemm_run. Usage: test_kernel [CASES [SEED]] (default 300 cases).
+ * of rt_gemm_new and rt_gemm_run. Usage: test_kernel [SEED [COUNT]] (COUNT generated cases, default 300).
  */
-#include "../check.h"
+#include "harness.h"
 #include "gemm/rt_gemm.h"
 #include "front/front.h"
 
@@ -34,8 +34,7 @@
 
 #define U(x) ((unsigned long long)(x))
 
-/* ---- text ---- */
-
+static Rng rng; /* seeded from SEED */
 
 static uint64_t round_up(uint64_t n, uint64_t m) { return (n + m - 1) / m * m; }
 
@@ -118,26 +117,26 @@ static void layout_text(char *buf, size_t size, const Layout *l, const char *x, 
     uint64_t su = l->swap ? sy : sx, sv = l->swap ? sx : sy;
     switch (l->kind) {
     case L_ROW:
-    case L_COL: cat(buf, size, "m![1], m![%s, %s]", u, v); break;
-    case L_LD: cat(buf, size, "m![1], m![%s, %s # %llu]", u, v, U(l->ld)); break;
+    case L_COL: harness_cat(buf, size, "m![1], m![%s, %s]", u, v); break;
+    case L_LD: harness_cat(buf, size, "m![1], m![%s, %s # %llu]", u, v, U(l->ld)); break;
     case L_BLOCK:
         if (l->pb == su)
-            cat(buf, size, "m![1], m![%s / %llu, %s, %s %% %llu]", u, U(l->b), v, u, U(l->b));
+            harness_cat(buf, size, "m![1], m![%s / %llu, %s, %s %% %llu]", u, U(l->b), v, u, U(l->b));
         else
-            cat(buf, size, "m![1], m![%s # %llu / %llu, %s, %s # %llu %% %llu]", u, U(l->pb), U(l->b), v, u,
+            harness_cat(buf, size, "m![1], m![%s # %llu / %llu, %s, %s # %llu %% %llu]", u, U(l->pb), U(l->b), v, u,
                 U(l->pb), U(l->b));
         break;
     case L_TILED:
-        cat(buf, size, "m![1], tiled![shape: [%s, %s], tile: [%llu, %llu], outer: %s, inner: %s]", x, y, U(l->tx),
-            U(l->ty), l->ocol ? "col_major" : "row_major", l->icol ? "col_major" : "row_major");
+        harness_cat(buf, size, "m![1], tiled![shape: [%s, %s], tile: [%llu, %llu], outer: %s, inner: %s]", x, y,
+                    U(l->tx), U(l->ty), l->ocol ? "col_major" : "row_major", l->icol ? "col_major" : "row_major");
         break;
     case L_CHIP:
         if (l->ld == sv)
-            cat(buf, size, "m![%s], m![%s]", u, v);
+            harness_cat(buf, size, "m![%s], m![%s]", u, v);
         else
-            cat(buf, size, "m![%s], m![%s # %llu]", u, v, U(l->ld));
+            harness_cat(buf, size, "m![%s], m![%s # %llu]", u, v, U(l->ld));
         break;
-    case L_REPL: cat(buf, size, "m![2], m![%s, %s]", u, v); break;
+    case L_REPL: harness_cat(buf, size, "m![2], m![%s, %s]", u, v); break;
     default: break;
     }
 }
@@ -146,16 +145,16 @@ static void layout_text(char *buf, size_t size, const Layout *l, const char *x, 
  * choices (the axis is then padded to a multiple). */
 static uint64_t random_block(uint64_t n, const uint64_t *choices, int nchoices)
 {
-    if (below(2)) {
+    if (rng_below(&rng, 2)) {
         uint64_t d[16];
         int nd = 0;
         for (int i = 0; i < nchoices; i++)
             if (n % choices[i] == 0)
                 d[nd++] = choices[i];
         if (nd)
-            return d[below((uint64_t)nd)];
+            return d[rng_below(&rng, (uint64_t)nd)];
     }
-    return choices[below((uint64_t)nchoices)];
+    return choices[rng_below(&rng, (uint64_t)nchoices)];
 }
 
 static Layout random_layout(LayoutKind kind, uint64_t sx, uint64_t sy)
@@ -163,15 +162,17 @@ static Layout random_layout(LayoutKind kind, uint64_t sx, uint64_t sy)
     static const uint64_t blocks[] = {2, 3, 4, 5, 8, 16};
     static const uint64_t tiles[] = {1, 2, 3, 4, 8};
     Layout l = {.kind = kind, .swap = kind == L_COL || ((kind == L_LD || kind == L_BLOCK || kind == L_CHIP ||
-                                                          kind == L_REPL) && below(2))};
+                                                          kind == L_REPL) && rng_below(&rng, 2))};
     uint64_t su = l.swap ? sy : sx, sv = l.swap ? sx : sy;
-    l.ld = kind == L_LD ? sv + 1 + below(5) : kind == L_CHIP && below(2) ? sv + 1 + below(3) : sv;
+    l.ld = kind == L_LD                             ? sv + 1 + rng_below(&rng, 5)
+           : kind == L_CHIP && rng_below(&rng, 2) ? sv + 1 + rng_below(&rng, 3)
+                                                  : sv;
     l.b = random_block(su, blocks, 6);
     l.pb = round_up(su, l.b);
     l.tx = random_block(sx, tiles, 5);
     l.ty = random_block(sy, tiles, 5);
-    l.ocol = below(2);
-    l.icol = below(2);
+    l.ocol = rng_below(&rng, 2);
+    l.icol = rng_below(&rng, 2);
     return l;
 }
 
@@ -180,29 +181,28 @@ static Layout random_layout(LayoutKind kind, uint64_t sx, uint64_t sy)
 typedef enum { T_F32, T_BF16, T_F16, T_I8, NTYPES } TypeTriple;
 static const char *const in_types[NTYPES] = {"f32", "bf16", "f16", "i8"};
 
-static float unit(void) { return (float)((double)(rng() >> 11) / 9007199254740992.0 * 2.0 - 1.0); }
 
 /* Writes a random input element of type e at h[idx]; returns its value. */
 static double random_input(ElemType e, void *h, uint64_t idx)
 {
     switch (e) {
     case ELEM_F32: {
-        float x = unit();
+        float x = (float)rng_signed_unit(&rng);
         ((float *)h)[idx] = x;
         return x;
     }
     case ELEM_BF16: {
-        uint16_t x = gemm_f32_to_bf16(unit());
+        uint16_t x = gemm_f32_to_bf16((float)rng_signed_unit(&rng));
         ((uint16_t *)h)[idx] = x;
         return gemm_bf16_to_f32(x);
     }
     case ELEM_F16: {
-        uint16_t x = gemm_f32_to_f16(unit());
+        uint16_t x = gemm_f32_to_f16((float)rng_signed_unit(&rng));
         ((uint16_t *)h)[idx] = x;
         return gemm_f16_to_f32(x);
     }
     default: {
-        int8_t x = (int8_t)(uint8_t)rng();
+        int8_t x = (int8_t)(uint8_t)rng_next(&rng);
         ((int8_t *)h)[idx] = x;
         return x;
     }
@@ -330,7 +330,7 @@ static void check_decl(const Prog *p, const KernelDecl *k, const Case *cs)
           want_order[2]);
     int want_split = cs->split >= 0 ? cs->split
                      : p->axes[k->axis[GEMM_M]].size >= p->axes[k->axis[GEMM_N]].size ? GEMM_M : GEMM_N;
-    CHECK((int)k->split == want_split, "split %d, want %d", k->split, want_split);
+    CHECK_EQ_INT(k->split, want_split, "the split axis");
 }
 
 /* Compares C (host array of o) with the reference from the initial C (c0, same indexing); returns ok. */
@@ -452,8 +452,7 @@ static bool run_case(const Case *cs)
         x->es = elem_type_size(decl[o]->elem);
         uint64_t elems = x->sx * x->sy, size = rt_tensor_elems(x->t);
         if (cs->layout[o])
-            CHECK(size == layout_size(cs->layout[o], x->sx, x->sy), "%s: %s has %llu positions, want %llu",
-                  cs->kernel, opnames[o], U(size), U(layout_size(cs->layout[o], x->sx, x->sy)));
+            CHECK_EQ_U64(size, layout_size(cs->layout[o], x->sx, x->sy), "%s: positions of %s", cs->kernel, opnames[o]);
         x->host = malloc(elems * x->es);
         x->raw = malloc(size * x->es);
         x->val = malloc(elems * sizeof *x->val);
@@ -463,10 +462,10 @@ static bool run_case(const Case *cs)
                 if (o < 2) {
                     x->val[i * x->sy + j] = random_input(decl[o]->elem, x->host, h);
                 } else if (is_int) {
-                    int32_t v = (int32_t)(uint32_t)rng();
+                    int32_t v = (int32_t)(uint32_t)rng_next(&rng);
                     memcpy(x->host + h * 4, &v, 4);
                 } else {
-                    float v = cs->beta == 0 && below(2) ? NAN : unit();
+                    float v = cs->beta == 0 && rng_below(&rng, 2) ? NAN : (float)rng_signed_unit(&rng);
                     memcpy(x->host + h * 4, &v, 4);
                 }
             }
@@ -586,20 +585,20 @@ static uint64_t random_extent(void)
     static const uint64_t sizes[] = {1,  2,  3,  5,  7,  13, 17, 31, 37, 61,  97,  131, /* primes, tiny */
                                      24, 50, 33, 65, 100, 129,                          /* non-multiples */
                                      16, 64, 128, 256};                                 /* powers of two */
-    return sizes[below(sizeof sizes / sizeof *sizes)];
+    return sizes[rng_below(&rng, sizeof sizes / sizeof *sizes)];
 }
 
 /* A tile size: often not dividing the axis, sometimes larger than it. */
 static uint64_t random_tile(void)
 {
-    return 1 + below(64);
+    return 1 + rng_below(&rng, 64);
 }
 
 /* "m![R / w, K / g, R % w, K % g]" over the tile axes, padded where w or g does not divide. */
 static void panel_text(char *buf, size_t size, const char *r, uint64_t rows, int w, uint64_t depth, int g)
 {
     char rb[32], kb[32];
-    bool brackets = below(3) == 0;
+    bool brackets = rng_below(&rng, 3) == 0;
     if (rows % (uint64_t)w)
         snprintf(rb, sizeof rb, brackets ? "[%s # %llu]" : "%s # %llu", r, U(round_up(rows, (uint64_t)w)));
     else
@@ -609,9 +608,9 @@ static void panel_text(char *buf, size_t size, const char *r, uint64_t rows, int
     else
         snprintf(kb, sizeof kb, "K");
     if (g == 1)
-        cat(buf, size, "m![%s / %d, K, %s %% %d]", rb, w, rb, w);
+        harness_cat(buf, size, "m![%s / %d, K, %s %% %d]", rb, w, rb, w);
     else
-        cat(buf, size, "m![%s / %d, %s / %d, %s %% %d, %s %% %d]", rb, w, kb, g, rb, w, kb, g);
+        harness_cat(buf, size, "m![%s / %d, %s / %d, %s %% %d, %s %% %d]", rb, w, kb, g, rb, w, kb, g);
 }
 
 /* The micro-kernel geometry and block order of a case. The JIT compiles one kernel per geometry, order and type
@@ -627,21 +626,21 @@ typedef struct Geometry {
 static Geometry random_geometry(TypeTriple ty)
 {
     static const int nrs[] = {16, 32, 48, 64};
-    Geometry ge = {.packs = below(5) != 0, .order = {-1, -1, -1}};
-    ge.nr = nrs[below(4)];
+    Geometry ge = {.packs = rng_below(&rng, 5) != 0, .order = {-1, -1, -1}};
+    ge.nr = nrs[rng_below(&rng, 4)];
     int v = ge.nr / 16, mr_max = (32 - v - 1) / v; /* mr*(nr/16) + nr/16 + 1 <= 32 vector registers */
-    ge.mr = 1 + (int)below((uint64_t)(mr_max < 16 ? mr_max : 16));
-    ge.kgroup = ty == T_BF16 ? 1 + (int)below(2) : ty == T_I8 ? (below(2) ? 4 : 1) : 1;
+    ge.mr = 1 + (int)rng_below(&rng, (uint64_t)(mr_max < 16 ? mr_max : 16));
+    ge.kgroup = ty == T_BF16 ? 1 + (int)rng_below(&rng, 2) : ty == T_I8 ? (rng_below(&rng, 2) ? 4 : 1) : 1;
     if (!host_avx512) { /* what AVX2 runs: 16 columns of two 8-lane vectors, mr*2 + 2 + 1 <= 16 registers */
         ge.packs = true;
         ge.nr = 16;
-        ge.mr = 1 + (int)below(6);
+        ge.mr = 1 + (int)rng_below(&rng, 6);
         ge.kgroup = 1;
     }
-    if (below(4)) {
+    if (rng_below(&rng, 4)) {
         int o[3] = {GEMM_M, GEMM_N, GEMM_K};
         for (int i = 2; i > 0; i--) {
-            int j = (int)below((uint64_t)i + 1), t = o[i];
+            int j = (int)rng_below(&rng, (uint64_t)i + 1), t = o[i];
             o[i] = o[j];
             o[j] = t;
         }
@@ -663,11 +662,11 @@ static const Geometry *geometry(TypeTriple ty)
                 pool[t][i] = random_geometry((TypeTriple)t);
         pool_ready = true;
     }
-    if (below(8) == 0) {
+    if (rng_below(&rng, 8) == 0) {
         fresh = random_geometry(ty);
         return &fresh;
     }
-    return &pool[ty][below(POOL)];
+    return &pool[ty][rng_below(&rng, POOL)];
 }
 
 static void generated_case(int n)
@@ -686,24 +685,24 @@ static void generated_case(int n)
     static const char *const axis_names[3] = {"M", "N", "K"};
     char text[4096] = "axes![";
     int perm[3] = {0, 1, 2};
-    if (below(4) == 0) /* sometimes declare the axes in another order */
+    if (rng_below(&rng, 4) == 0) /* sometimes declare the axes in another order */
         for (int i = 2; i > 0; i--) {
-            int j = (int)below((uint64_t)i + 1), t = perm[i];
+            int j = (int)rng_below(&rng, (uint64_t)i + 1), t = perm[i];
             perm[i] = perm[j];
             perm[j] = t;
         }
     for (int i = 0; i < 3; i++)
-        cat(text, sizeof text, "%s%s = %llu", i ? ", " : "", axis_names[perm[i]], U(size[perm[i]]));
-    cat(text, sizeof text, "];\n");
+        harness_cat(text, sizeof text, "%s%s = %llu", i ? ", " : "", axis_names[perm[i]], U(size[perm[i]]));
+    harness_cat(text, sizeof text, "];\n");
     Layout lay[3];
     for (int o = 0; o < 3; o++) {
         int rx = roles[o][0], ry = roles[o][1];
         lay[o] = random_layout(lk[o], size[rx], size[ry]);
         cs.layout[o] = &lay[o];
-        cat(text, sizeof text, "tensor %s: HbmTensor<%s, ", opnames[o],
+        harness_cat(text, sizeof text, "tensor %s: HbmTensor<%s, ", opnames[o],
             o < 2 ? in_types[ty] : ty == T_I8 ? "i32" : "f32");
         layout_text(text, sizeof text, &lay[o], axis_names[rx], size[rx], axis_names[ry], size[ry]);
-        cat(text, sizeof text, ">;\n");
+        harness_cat(text, sizeof text, ">;\n");
     }
     for (int r = 0; r < 3; r++)
         cs.tile[r] = random_tile();
@@ -713,34 +712,35 @@ static void generated_case(int n)
         cs.mr = ge->mr;
         cs.nr = ge->nr;
         cs.kgroup = ge->kgroup;
-        if (below(4) == 0) /* a tile of whole panels */
-            cs.tile[GEMM_M] = (uint64_t)cs.mr * (1 + below((uint64_t)(64 / cs.mr)));
-        cat(packs, sizeof packs, "    pack A = ");
+        if (rng_below(&rng, 4) == 0) /* a tile of whole panels */
+            cs.tile[GEMM_M] = (uint64_t)cs.mr * (1 + rng_below(&rng, (uint64_t)(64 / cs.mr)));
+        harness_cat(packs, sizeof packs, "    pack A = ");
         panel_text(packs, sizeof packs, "M", cs.tile[GEMM_M], cs.mr, cs.tile[GEMM_K], cs.kgroup);
-        cat(packs, sizeof packs, ";\n    pack B = ");
+        harness_cat(packs, sizeof packs, ";\n    pack B = ");
         panel_text(packs, sizeof packs, "N", cs.tile[GEMM_N], cs.nr, cs.tile[GEMM_K], cs.kgroup);
-        cat(packs, sizeof packs, ";\n");
+        harness_cat(packs, sizeof packs, ";\n");
     }
-    cat(text, sizeof text, "kernel kn: C[M, N] = A[M, K] * B[K, N] {\n    tile M = %llu, N = %llu, K = %llu;\n%s",
-        U(cs.tile[0]), U(cs.tile[1]), U(cs.tile[2]), packs);
+    harness_cat(text, sizeof text,
+                "kernel kn: C[M, N] = A[M, K] * B[K, N] {\n    tile M = %llu, N = %llu, K = %llu;\n%s", U(cs.tile[0]),
+                U(cs.tile[1]), U(cs.tile[2]), packs);
     if (ge->order[0] >= 0) {
         memcpy(cs.order, ge->order, sizeof cs.order);
-        cat(text, sizeof text, "    order %s, %s, %s;\n", axis_names[cs.order[0]], axis_names[cs.order[1]],
+        harness_cat(text, sizeof text, "    order %s, %s, %s;\n", axis_names[cs.order[0]], axis_names[cs.order[1]],
             axis_names[cs.order[2]]);
     }
-    if (below(4)) {
-        cs.split = below(2) ? GEMM_M : GEMM_N;
-        cat(text, sizeof text, "    split %s;\n", axis_names[cs.split]);
+    if (rng_below(&rng, 4)) {
+        cs.split = rng_below(&rng, 2) ? GEMM_M : GEMM_N;
+        harness_cat(text, sizeof text, "    split %s;\n", axis_names[cs.split]);
     }
-    cat(text, sizeof text, "}\n");
+    harness_cat(text, sizeof text, "}\n");
     cs.text = text;
-    cs.threads = 1 + (int)below(2);
+    cs.threads = 1 + (int)rng_below(&rng, 2);
     static const double fab[][2] = {{1, 0}, {-0.5, 2}, {2, 1}, {1, 1}, {0.25, -1}, {0, 0.5}, {1.5, 0}};
     static const double iab[][2] = {{1, 0}, {-1, 2}, {2, 1}, {3, -2}, {0, 1}, {-2, 0}};
-    const double *ab = ty == T_I8 ? iab[below(6)] : fab[below(7)];
+    const double *ab = ty == T_I8 ? iab[rng_below(&rng, 6)] : fab[rng_below(&rng, 7)];
     cs.alpha = ab[0];
     cs.beta = ab[1];
-    int before = failed;
+    long before = harness_failed();
     if (run_case(&cs)) {
         cov.cases++;
         cov.types[ty]++;
@@ -752,7 +752,7 @@ static void generated_case(int n)
         for (int o = 0; o < 3; o++)
             cov.layouts[o][ty][lk[o]]++;
     }
-    if (failed != before)
+    if (harness_failed() != before)
         fprintf(stderr, "  in case %d (threads %d, alpha %g, beta %g):\n%s", n, cs.threads, cs.alpha, cs.beta, text);
 }
 
@@ -900,7 +900,7 @@ static void error_cases(void)
     CHECK(p->diags.head == NULL, "error program has diagnostics");
     const KernelDecl *kh = find_kernel(p, "kh"), *ki = find_kernel(p, "ki");
     if (!kh || !ki) {
-        CHECK(0, "kernels kh and ki");
+        FAIL("no kernels kh and ki");
         print_diags(p, text);
         prog_free(p);
         return;
@@ -968,13 +968,14 @@ static void chip_split_case(void)
 
 int main(int argc, char **argv)
 {
-    int cases = argc > 1 ? atoi(argv[1]) : 300;
-    check_seed = argc > 2 ? strtoull(argv[2], NULL, 0) : 0x6b65726eu;
-    rng_state = check_seed;
+    HarnessArgs args = {.seed = 0x6b65726eu, .count = 300};
+    harness_args(argc, argv, "[SEED [COUNT]]", &args);
+    rng = rng_seeded(args.seed);
+    int cases = (int)args.count;
     __builtin_cpu_init();
     host_avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                   __builtin_cpu_supports("avx512vl");
-    fprintf(stderr, "seed %llu, %d generated cases\n", U(check_seed), cases);
+    fprintf(stderr, "seed %llu, %d generated cases\n", U(args.seed), cases);
     chip_split_case();
     error_cases();
     edge_cases();
@@ -999,5 +1000,5 @@ int main(int argc, char **argv)
         }
         printf("\n");
     }
-    return check_report();
+    return harness_report();
 }

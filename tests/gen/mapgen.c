@@ -8,20 +8,9 @@
 
 #define U(x) ((unsigned long long)(x))
 
-/* ---- PRNG ---- */
+/* ---- random draws ---- */
 
-uint64_t mapgen_next(MapGen *g)
-{
-    uint64_t z = (g->state += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-uint64_t mapgen_below(MapGen *g, uint64_t n)
-{
-    return n <= 1 ? 0 : mapgen_next(g) % n;
-}
+uint64_t mapgen_below(MapGen *g, uint64_t n) { return n <= 1 ? 0 : rng_below(&g->rng, n); }
 
 /* True with probability pct/100. */
 static bool chance(MapGen *g, unsigned pct)
@@ -459,7 +448,7 @@ const char *mapgen_feature_name(MapGenFeature f)
 void mapgen_init(MapGen *g, uint64_t seed, const MapGenOpts *opts)
 {
     memset(g, 0, sizeof *g);
-    g->state = seed;
+    g->rng = rng_seeded(seed);
     MapGenOpts o = opts ? *opts : (MapGenOpts){0};
     if (o.max_size == 0)
         o.max_size = 512;

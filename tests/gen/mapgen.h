@@ -21,8 +21,9 @@
  * composite bases of / and % chains) is <= max(max_size, max_base), so nothing overflows and
  * exhaustive comparisons stay cheap.
  *
- * The same seed and options give the same texts on every machine: the generator has its own
- * PRNG (splitmix64) and never calls rand(). Successive calls continue the same stream.
+ * The same seed and options give the same texts on every machine: the generator draws from its own
+ * stream of the tests' one generator (Rng, splitmix64, tests/harness/rng.h) and never calls rand().
+ * Successive calls continue the same stream.
  *
  * Constructs produced (each counted in MapGen.seen, see MapGenFeature): symbols, broadcasts
  * (often 1), pairs nested on both sides, stride and modulo chains on symbols and on composite
@@ -33,6 +34,8 @@
  * escapes `{T}` of earlier types and `{K}` of constants after an operator, grouping with both
  * `[ ]` and `( )`, and trailing commas.
  */
+
+#include "rng.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -93,7 +96,7 @@ typedef struct MapGenOpts {
 enum { MAPGEN_MAX_AXES = 8, MAPGEN_MAX_TYPES = 8, MAPGEN_MAX_CONSTS = 3 };
 
 typedef struct MapGen {
-    uint64_t state;         /* splitmix64 state */
+    Rng rng;                /* the generator's own stream (seeded by mapgen_init) */
     MapGenOpts opts;
     /* The current program (set by mapgen_program). */
     int naxes;
@@ -111,8 +114,8 @@ typedef struct MapGen {
 /* Seeds the generator; opts may be NULL (defaults). Out-of-range options are clamped. */
 void mapgen_init(MapGen *g, uint64_t seed, const MapGenOpts *opts);
 
-/* The next 64 random bits (splitmix64), and a uniform value in [0, n) (n >= 1). */
-uint64_t mapgen_next(MapGen *g);
+/* A uniform value in [0, n) from g's stream: rng_below(&g->rng, n), except that n <= 1 gives 0
+ * without a draw (the generated corpora depend on that). */
 uint64_t mapgen_below(MapGen *g, uint64_t n);
 
 /* A new program: "axes![...];", zero or more "const K0 = ...;", helper types "type T0 = m![...];"

@@ -4,50 +4,48 @@
  * Usage: prop_coverage [SEED [COUNT]]   (defaults 1, 2000) */
 #include "core/ast.h"
 #include "front/front.h"
+#include "harness.h"
 #include "mapgen.h"
+#include "prog_text.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static long passed, failed;
-static uint64_t seed = 1;
-
-static void check(bool ok, const char *what, const char *text)
-{
-    if (ok) {
-        passed++;
-        return;
-    }
-    failed++;
-    fprintf(stderr, "FAIL seed %" PRIu64 ": %s\n%s\n", seed, what, text ? text : "");
-}
+static uint64_t seed; /* SEED: of every generator here */
 
 /* The program parses without diagnostics and its sizes are the ones the generator reports. */
 static void check_program(MapGen *g, const char *src)
 {
     Prog *p = prog_new();
     int errs = prog_parse(p, "<gen>", src, strlen(src));
-    for (const Diag *d = p->diags.head; d; d = d->next) {
-        char buf[2048];
-        diag_format(d, buf, sizeof buf);
-        fprintf(stderr, "%s", buf);
+    if (!CHECK_EQ_INT(errs, 0, "generated program parses without errors")) {
+        harness_detail_diags(p);
+        harness_detail("%s", src);
     }
-    check(errs == 0, "generated program parses without errors", src);
     const Name *e = prog_lookup(p, "E");
-    check(e && e->map && e->map->size == g->main_size && e->map->size <= g->opts.max_size,
-          "|E| is the reported size and within max_size", src);
+    if (!CHECK(e && e->map && e->map->size == g->main_size && e->map->size <= g->opts.max_size,
+               "|E| = %" PRIu64 " is the reported size %" PRIu64 " and within max_size %" PRIu64,
+               e && e->map ? e->map->size : 0, g->main_size, g->opts.max_size))
+        harness_detail("%s", src);
     for (int i = 0; i < g->ntypes; i++) {
         char name[16];
         snprintf(name, sizeof name, "T%d", i);
         const Name *t = prog_lookup(p, name);
-        check(t && t->map && t->map->size == g->type_size[i], "helper type size as reported", src);
+        if (!t || !t->map) {
+            FAIL("helper type %s is missing", name);
+            harness_detail("%s", src);
+        } else if (!CHECK_EQ_U64(t->map->size, g->type_size[i], "helper type %s size as reported", name)) {
+            harness_detail("%s", src);
+        }
     }
     uint64_t size;
     char *x = mapgen_expr(g, 100, &size);
     const Map *m = errs == 0 ? prog_parse_map(p, "<expr>", x) : NULL;
-    check(m && m->size == size && size <= 100, "mapgen_expr parses with the reported size <= 100", x);
+    if (!CHECK(m && m->size == size && size <= 100, "mapgen_expr parses with the reported size %" PRIu64 " <= 100",
+               size))
+        harness_detail("%s", x);
     free(x);
     prog_free(p);
 }
@@ -61,7 +59,7 @@ static void check_coverage(const MapGenOpts *opts, uint64_t count, const char *l
     mapgen_init(&g2, seed, opts);
     for (uint64_t i = 0; i < count; i++) {
         char *a = mapgen_program(&g), *b = mapgen_program(&g2);
-        check(strcmp(a, b) == 0, "the same seed gives the same program", a);
+        CHECK_EQ_STR(b, a, "the same seed gives the same program");
         check_program(&g, a);
         free(a);
         free(b);
@@ -73,17 +71,17 @@ static void check_coverage(const MapGenOpts *opts, uint64_t count, const char *l
         char what[160];
         snprintf(what, sizeof what, "%s: construct appears: %s", label, mapgen_feature_name((MapGenFeature)f));
         /* each construct must be common, not a fluke: at least 1% of the programs */
-        check(g.seen[f] >= count / 100 + 1, what, NULL);
+        CHECK(g.seen[f] >= count / 100 + 1, "%s: %" PRIu64 " times, fewer than %" PRIu64, what, g.seen[f],
+              count / 100 + 1);
     }
 }
 
 int main(int argc, char **argv)
 {
-    uint64_t count = 2000;
-    if (argc > 1)
-        seed = strtoull(argv[1], NULL, 0);
-    if (argc > 2)
-        count = strtoull(argv[2], NULL, 0);
+    HarnessArgs a = {.seed = 1, .count = 2000};
+    harness_args(argc, argv, "[SEED [COUNT]]", &a);
+    seed = a.seed;
+    uint64_t count = a.count;
 
     check_coverage(NULL, count, "default options");
     /* the options of prop_identities */
@@ -99,11 +97,11 @@ int main(int argc, char **argv)
         Prog *p = prog_new();
         int errs = prog_parse(p, "<small>", src, strlen(src));
         const Name *z = prog_lookup(p, "Z");
-        check(errs == 0 && z && z->map && z->map->size <= 16 && s.ntypes == 0 && s.naxes <= 2,
-              "options bound size, axes and types", src);
+        if (!CHECK(errs == 0 && z && z->map && z->map->size <= 16 && s.ntypes == 0 && s.naxes <= 2,
+                   "options bound size, axes and types"))
+            harness_detail("%s", src);
         prog_free(p);
         free(src);
     }
-    printf("%ld passed, %ld failed\n", passed, failed);
-    return failed != 0;
+    return harness_report();
 }

@@ -1,6 +1,6 @@
 /* test_runtime.c — the runtime against the interpreter: host/HBM/DM round trips over generated complete
  * layouts for every element type, padding semantics, tile views (SPEC §5 and the seed), and errors. */
-#include "../check.h"
+#include "harness.h"
 #include "rt.h"
 #include "front/front.h"
 
@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+static Rng rng; /* seeded from SEED */
 
 /* A random complete layout of the named axes: each axis split into digits (X / s % m), the digits
  * shuffled, some padded (all kinds), some groups padded; every index is held exactly once. */
@@ -19,9 +20,9 @@ static void complete_layout(char *out, size_t size, const char *const *names, co
         uint64_t rest = sizes[a], stride = 1;
         while (rest > 1) {
             uint64_t m = rest;
-            if (below(2)) /* split off a divisor */
+            if (rng_below(&rng, 2)) /* split off a divisor */
                 for (uint64_t d = 2; d < rest; d++)
-                    if (rest % d == 0 && below(2)) {
+                    if (rest % d == 0 && rng_below(&rng, 2)) {
                         m = d;
                         break;
                     }
@@ -35,11 +36,11 @@ static void complete_layout(char *out, size_t size, const char *const *names, co
                 snprintf(digits[nd], sizeof digits[nd], "%s / %llu %% %llu", names[a], (unsigned long long)stride,
                          (unsigned long long)m);
             /* pad some digits: size m -> m + 1 or 2, any kind */
-            if (below(4) == 0) {
+            if (rng_below(&rng, 4) == 0) {
                 static const char *const kinds[] = {"#", "#{0}", "#{!}", "#{*}"};
                 size_t l = strlen(digits[nd]);
-                snprintf(digits[nd] + l, sizeof digits[nd] - l, " %s %llu", kinds[below(4)],
-                         (unsigned long long)(m + 1 + below(2)));
+                snprintf(digits[nd] + l, sizeof digits[nd] - l, " %s %llu", kinds[rng_below(&rng, 4)],
+                         (unsigned long long)(m + 1 + rng_below(&rng, 2)));
             }
             nd++;
             stride *= m;
@@ -47,22 +48,22 @@ static void complete_layout(char *out, size_t size, const char *const *names, co
         }
     }
     for (int i = nd - 1; i > 0; i--) { /* shuffle */
-        int j = (int)below((uint64_t)i + 1);
+        int j = (int)rng_below(&rng, (uint64_t)i + 1);
         char tmp[64];
         memcpy(tmp, digits[i], sizeof tmp);
         memcpy(digits[i], digits[j], sizeof tmp);
         memcpy(digits[j], tmp, sizeof tmp);
     }
     out[0] = 0;
-    cat(out, size, "m![");
+    harness_cat(out, size, "m![");
     if (nd == 0)
-        cat(out, size, "1");
+        harness_cat(out, size, "1");
     for (int i = 0; i < nd; i++)
-        cat(out, size, "%s%s", i ? ", " : "", digits[i]);
-    cat(out, size, "]");
-    if (nd > 1 && below(5) == 0) { /* pad the whole element layout too */
+        harness_cat(out, size, "%s%s", i ? ", " : "", digits[i]);
+    harness_cat(out, size, "]");
+    if (nd > 1 && rng_below(&rng, 5) == 0) { /* pad the whole element layout too */
         out[strlen(out) - 1] = 0;
-        cat(out, size, "] # {PADDED}]");
+        harness_cat(out, size, "] # {PADDED}]");
     }
 }
 
@@ -75,6 +76,16 @@ static const Map *parse(Prog *p, const char *text)
         fprintf(stderr, "  cannot parse %s\n", text);
     }
     return m;
+}
+
+/* A program of the declarations text (one case: they parse) and in *rt its runtime context with cfg
+ * (NULL: the defaults). */
+static Prog *declare(const char *text, const RtConfig *cfg, RtContext **rt)
+{
+    Prog *p = prog_new();
+    CHECK_EQ_INT(prog_parse(p, "<test>", text, strlen(text)), 0, "the declarations parse: %s", text);
+    *rt = rt_new(p, cfg);
+    return p;
 }
 
 /* Replaces the {PADDED} placeholder by a padding size: |inner| + 3 (computed by parsing without it). */
@@ -111,14 +122,12 @@ static void test_round_trips(int count)
     static const char *const names[] = {"K", "S", "A", "B"};
     static const uint64_t sizes[] = {2, 4, 6, 4};
     for (int iter = 0; iter < count; iter++) {
-        Prog *p = prog_new();
-        const char *decl = "axes![K = 2, S = 4, A = 6, B = 4];";
-        prog_parse(p, "<test>", decl, strlen(decl));
         RtConfig cfg = rt_default_config();
         cfg.limits.dm_slices[0] = 2, cfg.limits.dm_slices[1] = 4, cfg.limits.dm_slices[2] = 0;
         cfg.limits.dm_slice_bytes = 4096;
         cfg.threads = 1 + iter % 2;
-        RtContext *rt = rt_new(p, &cfg);
+        RtContext *rt;
+        Prog *p = declare("axes![K = 2, S = 4, A = 6, B = 4];", &cfg, &rt);
         ElemType elem = (ElemType)(iter % ELEM_COUNT);
         size_t es = elem_type_size(elem);
         bool cluster_axis = iter % 3 == 0; /* K spread over clusters, or inside each slice */
@@ -134,7 +143,7 @@ static void test_round_trips(int count)
         const Map *cluster = parse(p, cluster_axis ? "m![K]" : "m![1]");
         const Map *slice = parse(p, "m![S]");
         if (!one || !m1 || !m2 || !m3 || !cluster || !slice) {
-            CHECK(0, "layouts parse");
+            FAIL("the layouts do not parse");
             rt_free(rt);
             prog_free(p);
             continue;
@@ -197,10 +206,8 @@ static void test_round_trips(int count)
 /* Tiles of SPEC §5 and the seed: expected mappings, offsets, and the data they see. */
 static void test_tiles(void)
 {
-    Prog *p = prog_new();
-    const char *decl = "axes![A = 8, B = 512];";
-    prog_parse(p, "<test>", decl, strlen(decl));
-    RtContext *rt = rt_new(p, NULL);
+    RtContext *rt;
+    Prog *p = declare("axes![A = 8, B = 512];", NULL, &rt);
     const Map *one = parse(p, "m![1]"), *e = parse(p, "m![A, B]");
     const Map *maps[] = {one, e};
     RtTensor *t = rt_tensor_new(rt, MEM_HBM, ELEM_BF16, maps, 2);
@@ -227,10 +234,8 @@ static void test_tiles(void)
     rt_tensor_free(t);
 
     /* SPEC §5: m![A, B] (A = 8, B = 32) tiled by B / 16, LEN 1 is m![A, 1 # 2, B % 16] */
-    Prog *q = prog_new();
-    const char *decl2 = "axes![A = 8, B = 32];";
-    prog_parse(q, "<test>", decl2, strlen(decl2));
-    RtContext *rq = rt_new(q, NULL);
+    RtContext *rq;
+    Prog *q = declare("axes![A = 8, B = 32];", NULL, &rq);
     const Map *maps2[] = {parse(q, "m![1]"), parse(q, "m![A, B]")};
     RtTensor *tt = rt_tensor_new(rq, MEM_HBM, ELEM_F32, maps2, 2);
     RtView w = rt_view(tt, true), wt;
@@ -275,10 +280,8 @@ static void test_tiles(void)
 
 static void test_errors(void)
 {
-    Prog *p = prog_new();
-    const char *decl = "axes![S = 64, A = 8, B = 512, C = 3];";
-    prog_parse(p, "<test>", decl, strlen(decl));
-    RtContext *rt = rt_new(p, NULL);
+    RtContext *rt;
+    Prog *p = declare("axes![S = 64, A = 8, B = 512, C = 3];", NULL, &rt);
     const Map *one = parse(p, "m![1]");
     const Map *big[] = {one, one, parse(p, "m![S]"), parse(p, "m![A, B, 64]")};
     CHECK(!rt_tensor_new(rt, MEM_DM, ELEM_F32, big, 4) && strstr(rt_error(rt), "1048576 bytes per slice (262144 f32 elements), more than the 524288 bytes of a slice"),
@@ -316,13 +319,12 @@ static void test_errors(void)
 /* Tensors declared in the language: HBM -> DM tiles -> HBM through tile views, read back exactly. */
 static void test_declared(void)
 {
-    Prog *p = prog_new();
     const char *src = "axes![S = 64, A = 16, B = 128];\n"
                       "tensor H: HbmTensor<f32, m![1], m![A, S, B]>;\n"
                       "tensor T: DmTensor<f32, m![1], m![1], m![S], m![A / 4 = 1 # 4, B / 32 = 2 # 4, A % 4, B % 32]>;\n"
                       "tensor R: HbmTensor<f32, m![1], m![S, B, A]>;\n";
-    CHECK(prog_parse(p, "<test>", src, strlen(src)) == 0, "tensor declarations parse");
-    RtContext *rt = rt_new(p, NULL);
+    RtContext *rt;
+    Prog *p = declare(src, NULL, &rt);
     RtTensor *h = rt_tensor_declared(rt, "H"), *r = rt_tensor_declared(rt, "R");
     CHECK(h && r, "declared HBM tensors: %s", rt_error(rt));
     CHECK(!rt_tensor_declared(rt, "Q") && strstr(rt_error(rt), "no tensor named 'Q'"), "unknown tensor name");
@@ -369,12 +371,13 @@ out:
 
 int main(int argc, char **argv)
 {
-    check_seed = rng_state = argc > 1 ? strtoull(argv[1], NULL, 0) : 20261130;
-    int count = argc > 2 ? atoi(argv[2]) : 150;
-    fprintf(stderr, "seed %llu, %d round trips\n", (unsigned long long)rng_state, count);
-    test_round_trips(count);
+    HarnessArgs args = {.seed = 20261130, .count = 150};
+    harness_args(argc, argv, "[SEED [COUNT]]", &args); /* COUNT: round trips */
+    rng = rng_seeded(args.seed);
+    fprintf(stderr, "seed %llu, %llu round trips\n", (unsigned long long)args.seed, (unsigned long long)args.count);
+    test_round_trips((int)args.count);
     test_tiles();
     test_errors();
     test_declared();
-    return check_report();
+    return harness_report();
 }
