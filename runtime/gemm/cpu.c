@@ -17,6 +17,7 @@ static bool has_feature(const char *sig, const char *name)
     return false;
 }
 
+/* Fills cpu from LLVM's view of the host (once, through cpu_once). */
 static void cpu_init(void)
 {
     const char *sig = cg_host_signature(); /* kept until the process ends */
