@@ -1,4 +1,6 @@
-/* cg_gemm_impl.h — the LLVM-typed GEMM generators behind gemm_codegen.h (codegen/ only). */
+/* cg_gemm_impl.h — the LLVM-typed GEMM generators behind gemm_codegen.h (codegen/ only): the macro-kernel
+ * (cg_gemm_micro.c), the packing routines (cg_gemm_pack.c) and the loop nest (cg_gemm_nest.c), which
+ * cg_gemm_jit.c puts in one module; their IR helpers are in cg_gemm_ir.h. */
 #ifndef MAPC_CG_GEMM_IMPL_H
 #define MAPC_CG_GEMM_IMPL_H
 
@@ -22,8 +24,8 @@ bool cg_gemm_macro(LLVMModuleRef mod, const CgGemmSpec *spec, const char *name, 
 bool cg_gemm_pack(LLVMModuleRef mod, CgPackConv conv, int w, int g, const char *name, char **err);
 
 /* Adds `void NAME(const CgGemmBlocks *)`, the loop nest over one task's share of C: the nc, kc and mc
- * block loops in spec->order (the BLIS order by default: for each nc block of columns, for each kc
- * block of k, for each mc block of rows). k blocks run in increasing order (beta on the first, 1
+ * block loops in spec->order (a permutation; the BLIS order N, K, M is: for each nc block of columns,
+ * for each kc block of k, for each mc block of rows). k blocks run in increasing order (beta on the first, 1
  * after). The B block (pack_b, plus colsum_fn for I8VNNI) is packed as soon as its k and n loops
  * are open, the A block (pack_a) as soon as its m and k loops are, so the block of the operand that
  * does not depend on an inner loop is reused across it; the macro-kernel runs innermost. With

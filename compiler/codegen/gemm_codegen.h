@@ -4,6 +4,7 @@
 #define MAPC_GEMM_CODEGEN_H
 
 #include "codegen.h"
+#include "core/target.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -37,21 +38,21 @@
  */
 typedef enum CgGemmKind { CG_GEMM_F32, CG_GEMM_BF16DP, CG_GEMM_I8VNNI, CG_GEMM_I32 } CgGemmKind;
 
+/* A micro-kernel's shape, from a target table (core/target.h) whose bounds the generators take: at most
+ * TARGET_MAX_VEC_REGS accumulators (mr * nv), TARGET_MAX_NV vectors per row and TARGET_MAX_LANES lanes. */
 typedef struct CgGemmSpec {
     CgGemmKind kind;
     int mr;         /* rows of a micro-tile */
     int nv;         /* vectors per micro-tile row: nr = nv * vl */
-    int vl;         /* lanes per vector (accumulator element count) */
-    bool fused;     /* F32: llvm.fma (true) or llvm.fmuladd (portable) */
+    int vl;         /* lanes per vector (accumulator element count; 16 for BF16DP and I8VNNI) */
+    bool fused;     /* F32 and BF16DP: float multiply-adds are llvm.fma (true) or llvm.fmuladd (portable) */
     bool a_outer;   /* loop order: A micro-panels outer (true) or B micro-panels outer */
-    int order[3];   /* the block loops of cg_gemm_blocks, outermost first (CG_DIM_*); a triple that is
-                     * not a permutation (all zeros) means the BLIS order N, K, M */
+    GemmRole order[3]; /* the block loops of cg_gemm_blocks, outermost first: a permutation of M, N, K
+                     * (the BLIS order is N, K, M) */
 } CgGemmSpec;
 
-/* Block-loop dimensions of CgGemmSpec.order. */
-enum { CG_DIM_M, CG_DIM_N, CG_DIM_K };
-/* Whether order is a permutation of the three CG_DIM_* values. */
-bool cg_gemm_order_valid(const int order[3]);
+/* Whether order is a permutation of GEMM_M, GEMM_N and GEMM_K. */
+bool cg_gemm_order_valid(const GemmRole order[3]);
 
 /* How a source operand is converted into a packed panel (source -> packed element). */
 typedef enum CgPackConv {
@@ -84,7 +85,7 @@ typedef struct CgGemmBlocks {
     int32_t alpha_i, beta_i;       /* I8VNNI and I32 kinds */
 } CgGemmBlocks;
 
-/* Compiles the routines of one kernel signature for the host into their own JIT (cg_gemm.c):
+/* Compiles the routines of one kernel signature for the host into their own JIT (cg_gemm_jit.c):
  *   "gemm_macro"         the macro-kernel of spec (see above)
  *   "gemm_macro_direct"  with direct (F32 with f32 A only): the macro-kernel reading A unpacked, which
  *                        takes one more parameter, int64_t a_rs (bytes between rows of A)
@@ -94,8 +95,7 @@ typedef struct CgGemmBlocks {
  *   "gemm_blocks"        void (const CgGemmBlocks *): the loop nest over one task's share of C
  * Packed layouts: element (r, k) of an R x K block goes to dst[(r/w)*w*kcp + (k/g)*w*g + (r%w)*g + k%g],
  * kcp = K rounded up to g, with converted zeros in the padding; for A, r is M (sr = rs, sk = cs); for B,
- * r is N (sr = cs, sk = rs). The loop nest runs the nc, kc and mc block loops in spec->order (the BLIS
- * order by default); k blocks run in increasing order (beta on the first, 1 after); each packed block
+ * r is N (sr = cs, sk = rs). The loop nest runs the nc, kc and mc block loops in spec->order; k blocks run in increasing order (beta on the first, 1 after); each packed block
  * is made as soon as its loops are open, so the block of the operand that does not depend on an inner
  * loop is reused across it; with `direct` set in the arguments (needs M innermost) whole A
  * micro-panels are read unpacked. NULL with *err (malloc'ed) when the spec is invalid or LLVM fails. */

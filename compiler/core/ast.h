@@ -3,6 +3,7 @@
 #define MAPC_AST_H
 
 #include "base.h"
+#include "target.h"
 
 /* Deepest mapping expression accepted (brackets, operator chains and pair lists all count);
  * deeper input is a diagnosed error, so every recursive pass stays far from the stack limit. */
@@ -103,9 +104,6 @@ typedef struct TensorDecl {
     Loc loc;
 } TensorDecl;
 
-/* The roles of a GEMM kernel's three axes: C[M, N] = A[M, K] * B[K, N]. */
-typedef enum { GEMM_M, GEMM_N, GEMM_K } GemmRole;
-
 /* A GEMM kernel declaration (SPEC §6; checked by sema_kernel):
  *
  *   kernel NAME: C[M, N] = A[M, K] * B[K, N] {
@@ -122,6 +120,8 @@ typedef enum { GEMM_M, GEMM_N, GEMM_K } GemmRole;
  * the tile sizes). A pack layout is a panel format the micro-kernel reads:
  *     A: m![M / mr, K / g, M % mr, K % g]     B: m![N / nr, K / g, N % nr, K % g]
  * (M padded to a multiple of mr, N of nr, K of g where needed; any equivalent mapping is accepted).
+ * The axes' roles are GemmRole (target.h); the micro-tile and K groups are checked against the table
+ * of the program's target ISA (Prog.target), whose kernels then run the declaration.
  */
 typedef struct KernelDecl {
     const char *name;
@@ -135,6 +135,7 @@ typedef struct KernelDecl {
     int mr, nr, kgroup;             /* the panel geometry recognized from pack_a and pack_b */
     GemmRole order[3];              /* block loops, outermost first (default N, K, M) */
     GemmRole split;                 /* GEMM_M or GEMM_N (default: M if |M| >= |N|, else N) */
+    TargetIsa isa;                  /* the ISA the geometry was checked for (never TARGET_ISA_HOST) */
     uint64_t dm_bytes;              /* bytes of one A tile plus one B tile in DM (per slice) */
 } KernelDecl;
 
@@ -157,6 +158,7 @@ typedef struct Prog {
     const KernelDecl **kernels; /* GEMM kernels, in definition order */
     int nkernels, kernels_cap;
     const struct AxisOverride *overrides; /* sizes that replace declared ones (prog_override_axis) */
+    TargetIsa target;   /* the ISA kernels are checked for (prog_set_target); TARGET_ISA_HOST: the host's best */
 } Prog;
 
 /* A size that replaces the declared one of an axis (prog_override_axis), in the program's arena. */
@@ -192,6 +194,10 @@ void prog_free(Prog *p);
 /* Makes a later `axes![NAME = n]` declaration of p take the size `size` instead (mapc run --m/--n/--k).
  * Call before prog_parse. */
 void prog_override_axis(Prog *p, const char *name, uint64_t size);
+
+/* Makes p's kernel declarations be checked for (and run on) isa: their default micro-tile and panels,
+ * the K groups and register budget of that ISA's table. Call before prog_parse. */
+void prog_set_target(Prog *p, TargetIsa isa);
 
 /* Looks a name up (len bytes of name, or the whole NUL-terminated name); NULL if undeclared. Constant time. */
 const Name *prog_lookup(const Prog *p, const char *name);

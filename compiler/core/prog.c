@@ -1,4 +1,4 @@
-/* prog.c — the program object: creation, the name table, and axis-size overrides. */
+/* prog.c — the program object: creation, the name table, axis-size overrides and the target ISA. */
 #include "ast.h"
 
 #include <stdlib.h>
@@ -75,6 +75,11 @@ void prog_override_axis(Prog *p, const char *name, uint64_t size)
     AxisOverride *o = arena_alloc(&p->arena, sizeof *o);
     *o = (AxisOverride){arena_strndup(&p->arena, name, strlen(name)), size, p->overrides};
     p->overrides = o;
+}
+
+void prog_set_target(Prog *p, TargetIsa isa)
+{
+    p->target = isa;
 }
 
 const char *name_kind_phrase(NameKind k)

@@ -18,6 +18,7 @@ typedef struct RunOptions {
     uint64_t seed;
     double alpha, beta;
     bool check_all;
+    TargetIsa isa;          /* --isa: the program's target and so the engine's ISA (TARGET_ISA_HOST: the host's best) */
 } RunOptions;
 
 static double now_seconds(void)
@@ -41,11 +42,20 @@ static const KernelDecl *find_kernel(const Prog *p, const char *name)
     return NULL;
 }
 
-/* Loads FILE (with the --m/--n/--k overrides applied to the kernel's axes) and finds the kernel;
- * NULL after printing why. */
+/* An empty program whose kernels are checked for the ISA of o (NULL if out of memory: load_into says so). */
+static Prog *target_prog(const RunOptions *o)
+{
+    Prog *p = prog_new();
+    if (p)
+        prog_set_target(p, o->isa);
+    return p;
+}
+
+/* Loads FILE for o's ISA (with the --m/--n/--k overrides applied to the kernel's axes) and finds the
+ * kernel; NULL after printing why. */
 static Prog *load_kernel(const char *file, const char *name, const RunOptions *o, const KernelDecl **k)
 {
-    Prog *p = load(file, false);
+    Prog *p = load_into(target_prog(o), file, false);
     if (!p)
         return NULL;
     *k = find_kernel(p, name);
@@ -59,7 +69,7 @@ static Prog *load_kernel(const char *file, const char *name, const RunOptions *o
     }
     if (!o->size[0] && !o->size[1] && !o->size[2])
         return p;
-    Prog *q = prog_new();
+    Prog *q = target_prog(o);
     for (int r = 0; r < 3 && q; r++)
         if (o->size[r])
             prog_override_axis(q, p->axes[(*k)->axis[r]].name, o->size[r]);
@@ -263,6 +273,12 @@ int cmd_run(int argc, char **argv)
             if (*end || end == argv[i])
                 return usage_error("%s needs a number", a);
             *(strcmp(a, "--alpha") == 0 ? &o.alpha : &o.beta) = d;
+        } else if (strcmp(a, "--isa") == 0) {
+            if (!has_value || !target_isa_parse(argv[i + 1], &o.isa))
+                return usage_error("--isa takes avx512, avx2 or portable%s", "");
+            if (!target_host_supports(o.isa))
+                return usage_error("--isa %s: the host CPU cannot run these kernels", argv[i + 1]);
+            i++;
         } else if (strcmp(a, "--check") == 0) {
             if (!has_value || (strcmp(argv[i + 1], "all") != 0 && strcmp(argv[i + 1], "auto") != 0))
                 return usage_error("--check takes all or auto%s", "");

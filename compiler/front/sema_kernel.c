@@ -8,9 +8,6 @@
 
 #define U(x) ((unsigned long long)(x))
 
-/* The micro-kernel (AVX-512): 32 vector registers of 16 f32 lanes; mr rows of A by nr columns of B. */
-enum { VEC_LANES = 16, VEC_REGS = 32, MAX_MR = 32, MAX_NR = 64, DEFAULT_MR = 12, DEFAULT_NR = 32 };
-
 /* The packed operands. Pack clauses and their diagnostics name them by role (pack A, pack B), whatever
  * their tensors are called; the header's diagnostics use the tensor names. */
 enum { OP_A, OP_B };
@@ -21,6 +18,7 @@ static const char *const clause_words[CL_COUNT] = {"tile", "pack", "order", "spl
 
 struct KernelScope {
     KernelDecl *k;
+    const TargetInfo *t;    /* the program's target ISA: its micro-tiles, K groups and default panels */
     int errors;             /* p->diags.count at the header: the kernel is kept only if none are added */
     int syntax_errors;      /* ps->syntax_errors at the header */
     bool dead;              /* the header had a syntax error: the body is parsed, nothing is checked */
@@ -190,6 +188,7 @@ void sema_kernel_begin(Parser *ps, Token name, const KOperand *ops)
     ks->errors = p->diags.count;
     ks->syntax_errors = ps->syntax_errors;
     ks->dead = !ops;
+    ks->t = target_info(p->target);
     if (!ops)
         return;
     KernelDecl *k = ks->k = arena_alloc(&p->arena, sizeof *k);
@@ -434,25 +433,37 @@ bool sema_kernel_axis(const Parser *ps, Token name, int *axis)
 
 /* ---- the whole kernel ---- */
 
-/* Whether the micro-kernel takes K groups of g for an input type (*ok), and the groups it takes as a phrase
- * for diagnostics. */
-static const char *groups_phrase(ElemType t, int g, bool *ok)
+/* The target table's row of a kernel input type (one of types_supported's). */
+static TargetInput input_of(ElemType t)
 {
     switch (t) {
-    case ELEM_BF16:
-        *ok = g == 1 || g == 2;
-        return "1 (widened to f32) or 2 (vdpbf16ps dot products)";
-    case ELEM_I8:
-        *ok = g == 1 || g == 4;
-        return "1 (i32 multiply-add) or 4 (VNNI)";
-    default:
-        *ok = g == 1;
-        return "1";
+    case ELEM_BF16: return TARGET_IN_BF16;
+    case ELEM_F16: return TARGET_IN_F16;
+    case ELEM_I8: return TARGET_IN_I8;
+    default: return TARGET_IN_F32;
     }
 }
 
-/* The default K group: VNNI's 4 for i8, else 1. */
-static int default_group(ElemType t) { return t == ELEM_I8 ? 4 : 1; }
+/* The K groups the target's micro-kernels take for an input type. */
+static const TargetGroups *groups_of(const KernelScope *ks, ElemType t) { return &ks->t->inputs[input_of(t)]; }
+
+/* The groups as a phrase for diagnostics: "1 (widened to f32) or 2 (vdpbf16ps dot products)". */
+static void groups_phrase(const TargetGroups *gs, Text *out)
+{
+    for (int i = 0; i < gs->count; i++) {
+        const TargetGroup *g = &gs->group[i];
+        text_printf(out, "%s%d", i == 0 ? "" : i == gs->count - 1 ? " or " : ", ", g->g);
+        if (g->phrase)
+            text_printf(out, " (%s)", g->phrase);
+    }
+}
+
+/* The default K group of an input type (VNNI's 4 for i8 on AVX-512, else 1). */
+static int default_group(const KernelScope *ks, ElemType t)
+{
+    const TargetGroups *gs = groups_of(ks, t);
+    return gs->group[gs->preferred].g;
+}
 
 /* Reports that the pack layout of operand op is no panel layout, with the form it should have. */
 static void not_a_panel(Parser *ps, const KernelScope *ks, int op)
@@ -469,19 +480,11 @@ static void not_a_panel(Parser *ps, const KernelScope *ks, int op)
                roles[op], s, r, w, kn, r, w, kn, r, w, kn);
 }
 
-/* The largest mr the register budget allows with nr (a multiple of 16): mr rows of nr/16 accumulators,
- * one row of B and one broadcast of A in the 32 vector registers. */
-static int max_mr_for(int nr)
+/* The height of A panels in group g for pack A m (NULL: the default): the target's default mr (or less to
+ * fit max), else the tallest up to max whose panel layout m is; 0 if none is. */
+static int a_height(Prog *p, const TargetInfo *t, const Map *m, int r_axis, int k_axis, int g, int max)
 {
-    int vn = nr / VEC_LANES, mr = (VEC_REGS - 1 - vn) / vn;
-    return mr < MAX_MR ? mr : MAX_MR;
-}
-
-/* The height of A panels in group g for pack A m (NULL: the default): the default (12, or less to fit max),
- * else the tallest up to max whose panel layout m is; 0 if none is. */
-static int a_height(Prog *p, const Map *m, int r_axis, int k_axis, int g, int max)
-{
-    int pref = DEFAULT_MR < max ? DEFAULT_MR : max;
+    int pref = t->default_mr < max ? t->default_mr : max;
     if (!m || panel_is(p, m, r_axis, k_axis, pref, g))
         return pref;
     for (int c = max; c >= 1; c--)
@@ -490,28 +493,31 @@ static int a_height(Prog *p, const Map *m, int r_axis, int k_axis, int g, int ma
     return 0;
 }
 
-/* Chooses a panel geometry the micro-kernel takes that the pack layouts given are (the defaults otherwise):
- * the group g allowed for the input type (its default first; the others when a layout only has another),
- * B panels of nr columns (32 first, then the narrowest, which leaves A more registers) and A panels of mr
- * rows within the register budget. Several geometries may describe one layout (panels of one row take any
- * group, a K tile of one group any width that pads alike), hence the search; false if there is none. */
+/* Chooses a panel geometry the target's micro-kernel takes that the pack layouts given are (the defaults
+ * otherwise): a group g the input type takes (its default first; the others when a layout only has another),
+ * B panels of nr columns (the default first, then the narrowest, which leaves A more registers) and A panels
+ * of mr rows within the register budget. Several geometries may describe one layout (panels of one row take
+ * any group, a K tile of one group any width that pads alike), hence the search; false if there is none. */
 static bool choose_panels(Prog *p, const KernelScope *ks, int *mr, int *nr, int *g)
 {
-    static const int groups[3] = {1, 2, 4}, widths[4] = {DEFAULT_NR, 16, 48, 64};
+    const TargetInfo *t = ks->t;
     const KernelDecl *k = ks->k;
     const Map *pa = ks->pack[OP_A], *pb = ks->pack[OP_B];
     int tm = k->tile_axis[GEMM_M], tn = k->tile_axis[GEMM_N], tk = k->tile_axis[GEMM_K];
-    int g0 = default_group(k->a->elem);
-    for (int i = -1; i < 3; i++) {
-        int gi = i < 0 ? g0 : groups[i];
-        bool allowed;
-        groups_phrase(k->a->elem, gi, &allowed);
-        if ((i >= 0 && gi == g0) || !allowed)
+    int widths[TARGET_MAX_NV + 1], nw = 0; /* the default, then the others */
+    widths[nw++] = t->default_nr;
+    for (int v = 1; v <= t->max_nv; v++)
+        if (v * t->lanes != t->default_nr)
+            widths[nw++] = v * t->lanes;
+    const TargetGroups *gs = groups_of(ks, k->a->elem);
+    for (int i = -1; i < gs->count; i++) {
+        if (i == gs->preferred)
             continue;
-        for (int j = 0; j < 4; j++) {
+        int gi = gs->group[i < 0 ? gs->preferred : i].g;
+        for (int j = 0; j < nw; j++) {
             if (pb ? !panel_is(p, pb, tn, tk, widths[j], gi) : j > 0)
                 continue;
-            int h = a_height(p, pa, tm, tk, gi, max_mr_for(widths[j]));
+            int h = a_height(p, t, pa, tm, tk, gi, target_max_mr(t, widths[j]));
             if (h) {
                 *mr = h;
                 *nr = widths[j];
@@ -527,17 +533,18 @@ static bool choose_panels(Prog *p, const KernelScope *ks, int *mr, int *nr, int 
 static void explain_panels(Parser *ps, const KernelScope *ks)
 {
     Prog *p = ps->prog;
+    const TargetInfo *ti = ks->t;
     const KernelDecl *k = ks->k;
     ElemType t = k->a->elem;
     const Map *pa = ks->pack[OP_A], *pb = ks->pack[OP_B];
     int tm = k->tile_axis[GEMM_M], tn = k->tile_axis[GEMM_N], tk = k->tile_axis[GEMM_K];
-    int nr = DEFAULT_NR, gb = default_group(t);
+    int nr = ti->default_nr, gb = default_group(ks, t);
     bool ok = true;
     if (pb && !panel_recognize(p, pb, tn, tk, &nr, &gb)) {
         not_a_panel(ps, ks, OP_B);
         ok = false;
     }
-    int mr = DEFAULT_MR, ga = gb;
+    int mr = ti->default_mr, ga = gb;
     if (pa && !panel_recognize(p, pa, tm, tk, &mr, &ga)) {
         not_a_panel(ps, ks, OP_A);
         ok = false;
@@ -548,26 +555,31 @@ static void explain_panels(Parser *ps, const KernelScope *ks)
         ga = gb; /* a lone pack sets the group of the other */
     if (!pb)
         gb = ga;
-    bool group_ok;
-    const char *groups = groups_phrase(t, ga, &group_ok);
-    if (ga != gb)
+    if (ga != gb) {
         diag_error(D(ps), ks->pack_at[OP_B],
                    "pack B groups K by %d but pack A by %d; the K groups of A and B must agree", gb, ga);
-    else if (!group_ok)
+    } else if (!target_group(ti, input_of(t), ga)) {
+        char groups[192];
+        Text g = {groups, sizeof groups, 0};
+        groups_phrase(groups_of(ks, t), &g);
         diag_error(D(ps), ks->pack_at[pa ? OP_A : OP_B], "pack %s groups K by %d; %s operands take K groups of %s",
                    roles[pa ? OP_A : OP_B], ga, elem_type_name(t), groups);
-    bool nr_ok = nr % VEC_LANES == 0 && nr <= MAX_NR;
-    if (!nr_ok)
-        diag_error(D(ps), ks->pack_at[OP_B],
-                   "pack B has panels of %d columns (nr); the micro-kernel takes 16, 32, 48 or 64", nr);
-    if (mr > MAX_MR) {
-        diag_error(D(ps), ks->pack_at[OP_A], "pack A has panels of %d rows (mr); the micro-kernel takes 1 to %d", mr,
-                   MAX_MR);
-    } else if (nr_ok && mr > max_mr_for(nr)) {
-        int vn = nr / VEC_LANES;
-        diag_error(D(ps), ks->pack_at[OP_A], "micro-tile %dx%d needs %d vector registers; AVX-512 has %d", mr, nr,
-                   mr * vn + vn + 1, VEC_REGS);
     }
+    bool nr_ok = target_nr_ok(ti, nr);
+    if (!nr_ok) {
+        char widths[64];
+        Text w = {widths, sizeof widths, 0};
+        for (int v = 1; v <= ti->max_nv; v++)
+            text_printf(&w, "%s%d", v == 1 ? "" : v == ti->max_nv ? " or " : ", ", v * ti->lanes);
+        diag_error(D(ps), ks->pack_at[OP_B], "pack B has panels of %d columns (nr); the micro-kernel takes %s", nr,
+                   widths);
+    }
+    if (mr > ti->max_mr)
+        diag_error(D(ps), ks->pack_at[OP_A], "pack A has panels of %d rows (mr); the micro-kernel takes 1 to %d", mr,
+                   ti->max_mr);
+    else if (nr_ok && mr > target_max_mr(ti, nr))
+        diag_error(D(ps), ks->pack_at[OP_A], "micro-tile %dx%d needs %d vector registers; %s has %d", mr, nr,
+                   target_regs_needed(ti, mr, nr), ti->label, ti->vec_regs);
 }
 
 /* The panel geometry (chosen to fit the pack clauses) and the DM that one A tile and one B tile take;
@@ -617,7 +629,8 @@ void sema_kernel_end(Parser *ps)
     k->pack_b = ks->pack[OP_B] ? ks->pack[OP_B] : panel_map(p, ta[GEMM_N], ta[GEMM_K], k->nr, k->kgroup, k->loc);
     assert(k->pack_a && k->pack_b); /* their sizes fit in DM */
     if (!ks->seen[CL_ORDER].line)
-        memcpy(k->order, (GemmRole[3]){GEMM_N, GEMM_K, GEMM_M}, sizeof k->order);
+        memcpy(k->order, ks->t->order, sizeof k->order);
+    k->isa = ks->t->isa;
     if (!ks->seen[CL_SPLIT].line)
         k->split = p->axes[k->axis[GEMM_M]].size >= p->axes[k->axis[GEMM_N]].size ? GEMM_M : GEMM_N;
     p->kernels = arena_grow(&p->arena, p->kernels, p->nkernels, &p->kernels_cap, sizeof *p->kernels);

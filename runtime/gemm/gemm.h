@@ -2,6 +2,8 @@
 #ifndef MAPC_GEMM_H
 #define MAPC_GEMM_H
 
+#include "core/target.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -65,15 +67,15 @@ const char *gemm_type_name(GemmType t);
  * in err[cap] (truncated to fit; err may be NULL when cap is 0). Never prints. */
 int gemm_check(const GemmView *a, const GemmView *b, const GemmView *c, char *err, size_t cap);
 
-/* Which kernel family the engine generates. AUTO picks from the host CPU at JIT time: AVX512 when
- * the host has AVX-512F/BW/VL (bf16 dot products with avx512_bf16, see bf16_dot; i8 with AVX512-VNNI
- * when present, else i32 multiply-adds), else AVX2 (with FMA), else PORTABLE (plain LLVM vectors;
- * what LLVM makes of them on the host). Forcing a family the host lacks is refused by gemm_new. */
-typedef enum GemmIsa { GEMM_ISA_AUTO, GEMM_ISA_AVX512, GEMM_ISA_AVX2, GEMM_ISA_PORTABLE } GemmIsa;
-
+/* Options of an engine. isa is the kernel family it generates (core/target.h): TARGET_ISA_HOST (0)
+ * picks the host's best, target_host_isa: AVX512 when the host has AVX-512F/BW/VL (bf16 dot products
+ * with avx512_bf16, see bf16_dot; i8 with AVX512-VNNI when present, else i32 multiply-adds), else
+ * AVX2 (with FMA), else PORTABLE (plain LLVM vectors; what LLVM makes of them on the host). Each
+ * family's micro-tiles, K groups and cache blocks are its target table's. Forcing a family the host
+ * lacks is refused by gemm_new. */
 typedef struct GemmOptions {
     int threads;         /* >= 1 (0: 1) */
-    GemmIsa isa;
+    TargetIsa isa;
     int bf16_dot;        /* bf16 on AVX512: 1 the vdpbf16ps kernel, -1 widen to f32 in packing and use
                           * the f32 kernel, 0 auto (the dot-product kernel on AMD Zen, where it runs at
                           * twice the f32 rate; the f32 kernel on Intel, where it does not) */
@@ -89,11 +91,10 @@ typedef struct Gemm Gemm;
  * host lacks), "cannot start 2 threads", "out of memory". */
 Gemm *gemm_new(const GemmOptions *opt, char *err, size_t cap);
 void gemm_free(Gemm *g);
-/* The ISA the engine uses (never AUTO) and its name ("avx512", "avx2", "portable"); whether bf16
- * runs on the vdpbf16ps kernel. */
-GemmIsa gemm_isa(const Gemm *g);
+/* The ISA the engine uses (never TARGET_ISA_HOST; target_isa_name gives "avx512", "avx2", "portable");
+ * whether bf16 runs on the vdpbf16ps kernel. */
+TargetIsa gemm_isa(const Gemm *g);
 bool gemm_bf16_dot(const Gemm *g);
-const char *gemm_isa_name(GemmIsa isa);
 
 /* C <- alpha*A*B + beta*C for f32, bf16 or f16 inputs and f32 C. 0, or -1 with err set (C untouched). */
 int gemm_f32(Gemm *g, float alpha, const GemmView *a, const GemmView *b, float beta, const GemmView *c, char *err,
@@ -105,16 +106,17 @@ int gemm_i8(Gemm *g, int32_t alpha, const GemmView *a, const GemmView *b, int32_
 /* A caller's plan (a declared kernel's, see KernelDecl): the micro-tile and k group the packed
  * panels have, the cache blocks (tile sizes), the block-loop order and the split over threads. */
 typedef struct GemmTiling {
-    int mr, nr;             /* A panels of mr rows; B panels of nr columns (a multiple of the vector lanes) */
-    int kgroup;             /* k values per packed group: 1; 2 for bf16 (vdpbf16ps); 4 for i8 (vpdpbusd) */
+    int mr, nr;             /* A panels of mr rows; B panels of nr columns (a micro-tile of the engine's ISA) */
+    int kgroup;             /* k values per packed group: one the ISA's table allows for the input type */
     int64_t mc, nc, kc;     /* block sizes along M, N and K */
-    int order[3];           /* block loops, outermost first: 0 M, 1 N, 2 K */
+    GemmRole order[3];      /* block loops, outermost first (a permutation of M, N, K) */
     int split;              /* 0: threads own blocks of rows of C; 1: blocks of columns */
 } GemmTiling;
 
 /* gemm_f32 / gemm_i8 with the caller's tiling instead of the engine's (NULL: the engine's). Errors
  * add "a 16x64 micro-tile does not fit the avx2 kernels (8-lane vectors, 16 registers)", "bf16 panels
- * with K groups of 2 need vdpbf16ps, which the host CPU lacks (avx512_bf16)" and the like. */
+ * with K groups of 2 need vdpbf16ps, which the host CPU lacks (avx512_bf16)", "bf16 panels cannot
+ * group K by 2" (on an ISA whose table lacks the group) and the like. */
 int gemm_f32_tiled(Gemm *g, const GemmTiling *tiling, float alpha, const GemmView *a, const GemmView *b, float beta,
                    const GemmView *c, char *err, size_t cap);
 int gemm_i8_tiled(Gemm *g, const GemmTiling *tiling, int32_t alpha, const GemmView *a, const GemmView *b, int32_t beta,

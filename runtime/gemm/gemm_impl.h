@@ -1,10 +1,12 @@
-/* gemm_impl.h — what the GEMM runtime files share: packing formats and element conversions. */
+/* gemm_impl.h — what the GEMM runtime files share: the reference packer, the host CPU, the kernel cache and the
+ * blocking plans. */
 #ifndef MAPC_GEMM_IMPL_H
 #define MAPC_GEMM_IMPL_H
 
 #include "gemm.h"
 #include "codegen/gemm_codegen.h"
 
+/* ---- the reference packer and the column sums (gemm_pack_ref.c) ---- */
 
 /*
  * The reference packer (the engine uses the JIT-compiled one; tests compare the two).
@@ -19,23 +21,65 @@ void gemm_pack(CgPackConv conv, void *dst, const void *src, int64_t sr, int64_t 
                int32_t *colsum);
 
 /* colsum[r] = sum over k < K of the i8 element (r, k) at src[r*sr + k*sk], for r up to whole panels
- * of w (0 in the padding): the correction of the VNNI kernel. */
+ * of w (0 in the padding): the correction of the VNNI kernel (the engine's loop nest calls it). */
 void gemm_colsum(const int8_t *restrict src, int64_t sr, int64_t sk, int64_t R, int64_t K, int w,
                  int32_t *restrict colsum);
+
+/* ---- the host CPU as LLVM compiles for it (cpu.c) ---- */
+
+typedef struct GemmCpu {
+    const char *signature;  /* "name +feature,..." (cg_host_signature): the kernels' target; NULL if unknown */
+    bool bf16;              /* avx512bf16: vdpbf16ps */
+    bool vnni;              /* avx512vnni: vpdpbusd */
+    bool zen;               /* an AMD Zen core, where vdpbf16ps runs at twice the f32 FMA rate */
+} GemmCpu;
+
+/* The host CPU, found once per process (thread-safe). */
+const GemmCpu *gemm_cpu(void);
+/* Whether the host CPU has the instruction of op (the dot products need a feature beyond their ISA). */
+bool gemm_cpu_has_op(TargetOp op);
+
+/* ---- the process-wide kernel cache (kernel_cache.c) ---- */
 
 /* The JIT-compiled routines of one kernel signature (see gemm_codegen.h for their contracts). */
 typedef void (*GemmPackFn)(void *dst, const void *src, int64_t sr, int64_t sk, int64_t R, int64_t K);
 typedef void (*GemmBlocksFn)(const CgGemmBlocks *args);
 typedef struct GemmKernels {
     void *macro;            /* the macro-kernel (float or int32 alpha/beta) */
-    void *macro_direct;     /* f32 with f32 A only: the macro-kernel reading A unpacked, or NULL */
+    void *macro_direct;     /* f32 with f32 A and M innermost: the macro-kernel reading A unpacked, or NULL */
     GemmPackFn pack_a, pack_b;
     GemmBlocksFn blocks;    /* the loop nest over one task's share of C (calls the three above) */
 } GemmKernels;
 
 /* The kernels for spec with the given packing conversions (A panels of mr rows, B of nr), from the
- * process-wide cache or compiled now for the host. 0, or -1 with err. */
+ * process-wide cache (keyed by the spec, the conversions and the host CPU's signature) or compiled now
+ * for the host. 0, or -1 with err. Thread-safe. */
 int gemm_kernels(const CgGemmSpec *spec, CgPackConv conv_a, CgPackConv conv_b, GemmKernels *out, char *err,
                  size_t cap);
+/* Whether two specs describe the same kernels. */
+bool gemm_spec_same(const CgGemmSpec *a, const CgGemmSpec *b);
+
+/* ---- plans: the kernel and the blocking for a type on an ISA (blocking.c) ---- */
+
+typedef struct GemmPlan {
+    CgGemmSpec spec;
+    CgPackConv conv_a, conv_b;
+    int mc, kc, nc;         /* cache blocks (the engine's own: mc a multiple of mr, nc of nr) */
+} GemmPlan;
+
+/* The dot-product instructions an engine may use beyond the multiply-adds of its ISA. */
+typedef struct GemmFeatures {
+    bool dot_bf16;          /* its own plans run bf16 on vdpbf16ps (else widened to f32 in packing) */
+    bool has_bf16;          /* the host has vdpbf16ps (for tilings that group bf16 K by 2) */
+    bool vnni;              /* the host has vpdpbusd (i8 K groups of 4; the engine's own plans use it) */
+} GemmFeatures;
+
+/* The engine's plan for input type t on isa: its table's default micro-tile and cache blocks, with the
+ * widest K group of t whose instruction f allows. */
+GemmPlan gemm_plan(TargetIsa isa, const GemmFeatures *f, GemmType t);
+/* The plan of a caller's tiling for input type t on isa, or false with err (a K group or micro-tile the
+ * ISA's kernels cannot run, an instruction the host lacks, tile sizes out of range). */
+bool gemm_plan_tiled(TargetIsa isa, const GemmFeatures *f, GemmType t, const GemmTiling *tl, GemmPlan *p, char *err,
+                     size_t cap);
 
 #endif

@@ -30,7 +30,7 @@ static double now_seconds(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static const int operand_roles[3][2] = {{GEMM_M, GEMM_K}, {GEMM_K, GEMM_N}, {GEMM_M, GEMM_N}};
+static const GemmRole operand_roles[3][2] = {{GEMM_M, GEMM_K}, {GEMM_K, GEMM_N}, {GEMM_M, GEMM_N}};
 static const char *const operand_names[3] = {"A", "B", "C"};
 
 static GemmType gemm_type_of(ElemType e)
@@ -187,10 +187,11 @@ RtGemm *rt_gemm_new(RtContext *rt, const KernelDecl *k, RtTensor *a, RtTensor *b
     eqv_free(q);
     g->tiling = (GemmTiling){.mr = k->mr, .nr = k->nr, .kgroup = k->kgroup, .mc = (int64_t)k->tile[GEMM_M],
                              .nc = (int64_t)k->tile[GEMM_N], .kc = (int64_t)k->tile[GEMM_K],
-                             .order = {(int)k->order[0], (int)k->order[1], (int)k->order[2]},
+                             .order = {k->order[0], k->order[1], k->order[2]},
                              .split = k->split == GEMM_N};
     char err[256];
-    if (ok && !(g->engine = gemm_new(&(GemmOptions){.threads = rt_threads(rt)}, err, sizeof err))) {
+    /* the kernels of the ISA the declaration was checked for */
+    if (ok && !(g->engine = gemm_new(&(GemmOptions){.threads = rt_threads(rt), .isa = k->isa}, err, sizeof err))) {
         rt_fail(rt, "kernel %s: %s", k->name, err);
         ok = false;
     }
@@ -259,11 +260,6 @@ const RtGemmAccess *rt_gemm_access(const RtGemm *g, int operand)
     return &g->acc[operand];
 }
 
-const GemmTiling *rt_gemm_tiling(const RtGemm *g)
-{
-    return &g->tiling;
-}
-
 double rt_gemm_stage_seconds(const RtGemm *g)
 {
     return g->stage_seconds;
@@ -271,5 +267,5 @@ double rt_gemm_stage_seconds(const RtGemm *g)
 
 const char *rt_gemm_isa_name(const RtGemm *g)
 {
-    return gemm_isa_name(gemm_isa(g->engine));
+    return target_isa_name(gemm_isa(g->engine));
 }

@@ -24,7 +24,8 @@ typedef struct RtGemm RtGemm;
 /* Prepares kernel k of rt's program over the tensors a, b and c (which must hold the kernel's
  * operands: the same element types and axes as its declarations, e.g. from rt_tensor_declared):
  * decides each operand's access, creates staging tensors, starts a GEMM engine with rt's thread
- * count and compiles the kernels (so the first run does not pay for the JIT). NULL with rt_error
+ * count on the ISA k was checked for (k->isa; "the host CPU cannot run the avx512 kernels" if the
+ * host lacks it) and compiles the kernels (so the first run does not pay for the JIT). NULL with rt_error
  * set on failure. The tensors must outlive the result. */
 RtGemm *rt_gemm_new(RtContext *rt, const KernelDecl *k, RtTensor *a, RtTensor *b, RtTensor *c);
 void rt_gemm_free(RtGemm *g);
@@ -34,9 +35,8 @@ void rt_gemm_free(RtGemm *g);
  * are bit-identical between runs with the same thread count. */
 int rt_gemm_run(RtGemm *g, double alpha, double beta);
 
-/* The access of operand 0 (A), 1 (B) or 2 (C); the tiling the engine runs; its ISA name. */
+/* The access of operand 0 (A), 1 (B) or 2 (C); the name of the ISA whose kernels run (k->isa's). */
 const RtGemmAccess *rt_gemm_access(const RtGemm *g, int operand);
-const GemmTiling *rt_gemm_tiling(const RtGemm *g);
 const char *rt_gemm_isa_name(const RtGemm *g);
 /* Seconds the last rt_gemm_run spent moving staged operands (0 when every operand is in place). */
 double rt_gemm_stage_seconds(const RtGemm *g);

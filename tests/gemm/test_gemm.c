@@ -337,7 +337,7 @@ static void one_case(Gemm *g, Gemm *g2, GemmType t, int threads)
                          : gemm_f32(g, af, &A.v, &B.v, bf, &C.v, err, sizeof err);
     char what[160];
     snprintf(what, sizeof what, "%s %s%s %dT m=%llu n=%llu k=%llu layouts %d,%d,%d alpha %g/%d beta %g/%d",
-             gemm_type_name(t), gemm_isa_name(gemm_isa(g)), gemm_bf16_dot(g) ? "+bf16dot" : "", threads,
+             gemm_type_name(t), target_isa_name(gemm_isa(g)), gemm_bf16_dot(g) ? "+bf16dot" : "", threads,
              (unsigned long long)m, (unsigned long long)n, (unsigned long long)k, ka, kb, kcv, af, ai, bf, bi);
     CHECK(r == 0, "%s: %s", what, err);
     /* the reference; bound |err| <= (k + 4) * 2^-23 * (|alpha| sum |a||b| + |beta c|) for float results */
@@ -390,7 +390,7 @@ static void one_case(Gemm *g, Gemm *g2, GemmType t, int threads)
 /* ---- two callers at once: engines of their own, one shared kernel cache ---- */
 
 typedef struct Racer {
-    GemmIsa isa;
+    TargetIsa isa;
     GemmType t;
     const void *a, *b;
     float *c;
@@ -427,7 +427,7 @@ static void test_concurrent(void)
         a[i] = gemm_f32_to_f16((float)rng_signed_unit(&rng));
     for (int i = 0; i < RK * RN; i++)
         b[i] = gemm_f32_to_f16((float)rng_signed_unit(&rng));
-    GemmIsa isas[2] = {GEMM_ISA_PORTABLE, GEMM_ISA_AVX2};
+    TargetIsa isas[2] = {TARGET_ISA_PORTABLE, TARGET_ISA_AVX2};
     for (int ii = 0; ii < 2; ii++) {
         Racer r[2];
         pthread_t th[2];
@@ -441,9 +441,9 @@ static void test_concurrent(void)
                 pthread_join(th[t], NULL);
         if (r[0].status == -1 && strstr(r[0].err, "cannot run")) /* the ISA is not on this host */
             continue;
-        CHECK(r[0].status == 0 && r[1].status == 0, "concurrent %s: %s / %s", gemm_isa_name(isas[ii]), r[0].err,
+        CHECK(r[0].status == 0 && r[1].status == 0, "concurrent %s: %s / %s", target_isa_name(isas[ii]), r[0].err,
               r[1].err);
-        CHECK(memcmp(c[0], c[1], sizeof c[0]) == 0, "concurrent %s: the two results differ", gemm_isa_name(isas[ii]));
+        CHECK(memcmp(c[0], c[1], sizeof c[0]) == 0, "concurrent %s: the two results differ", target_isa_name(isas[ii]));
     }
 }
 
@@ -453,8 +453,18 @@ int main(int argc, char **argv)
     harness_args(argc, argv, "[SEED [COUNT]]", &args); /* COUNT: generated cases per type and ISA */
     rng = rng_seeded(args.seed);
     int cases = (int)args.count;
+    /* MAPC_ISA=avx512|avx2|portable (test code only) runs the engine and the kernel families of that ISA
+     * alone, as on a host that has nothing better; unset, every family the host has. */
+    TargetIsa only = TARGET_ISA_HOST;
+    const char *env = getenv("MAPC_ISA");
+    if (env && *env && !target_isa_parse(env, &only)) {
+        fprintf(stderr, "test_gemm: MAPC_ISA takes avx512, avx2 or portable, not '%s'\n", env);
+        return 2;
+    }
+    if (only != TARGET_ISA_HOST)
+        printf("MAPC_ISA=%s: only the %s kernels\n", env, env);
     char err[256];
-    Gemm *g1 = gemm_new(&(GemmOptions){.threads = 1}, err, sizeof err);
+    Gemm *g1 = gemm_new(&(GemmOptions){.threads = 1, .isa = only}, err, sizeof err);
     CHECK(g1 != NULL, "gemm_new: %s", err);
     if (!g1) {
         return harness_report();
@@ -464,16 +474,16 @@ int main(int argc, char **argv)
     test_conversions();
     test_packing();
     /* every kernel family; on AVX-512 both bf16 kernels (the dot product and the widening one) */
-    GemmIsa isas[4] = {GEMM_ISA_AVX512, GEMM_ISA_AVX512, GEMM_ISA_AVX2, GEMM_ISA_PORTABLE};
+    TargetIsa isas[4] = {TARGET_ISA_AVX512, TARGET_ISA_AVX512, TARGET_ISA_AVX2, TARGET_ISA_PORTABLE};
     int dots[4] = {1, -1, 0, 0};
     GemmType types[4] = {GEMM_F32, GEMM_BF16, GEMM_F16, GEMM_I8};
     for (int ii = 0; ii < 4; ii++)
-        for (int threads = 1; threads <= 2; threads++) {
+        for (int threads = 1; threads <= 2 && (only == TARGET_ISA_HOST || only == isas[ii]); threads++) {
             GemmOptions o = {.threads = threads, .isa = isas[ii], .bf16_dot = dots[ii]};
             Gemm *g = gemm_new(&o, err, sizeof err);
             Gemm *h = gemm_new(&o, err, sizeof err);
             if (!g || !h) {
-                printf("skip %s: %s\n", gemm_isa_name(isas[ii]), err);
+                printf("skip %s: %s\n", target_isa_name(isas[ii]), err);
                 gemm_free(g);
                 gemm_free(h);
                 continue;

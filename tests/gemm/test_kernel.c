@@ -209,10 +209,11 @@ static double random_input(ElemType e, void *h, uint64_t idx)
     }
 }
 
-/* Whether the host runs the AVX-512 kernels that declarations are checked against. Under valgrind the CPU has
- * no AVX-512: runs then draw micro-tiles the AVX2 kernels also take, and skip the cases whose kernels the host
- * cannot run (rt_gemm_new says so), so the run still goes through every layout for leaks and errors. */
-static bool host_avx512;
+/* The ISA every program is checked for and run on (prog_set_target), and its table: the host's best, or the
+ * one MAPC_ISA names (see main). Cases draw their micro-tiles and K groups from the table; a case whose
+ * instruction the host lacks (vdpbf16ps, VNNI; rt_gemm_new says so) is skipped. */
+static TargetIsa isa;
+static const TargetInfo *target;
 static int skipped;
 
 /* ---- one kernel run ---- */
@@ -298,6 +299,12 @@ static uint64_t host_index(const Operand *o, uint64_t i, uint64_t j)
     return o->xmajor ? i * o->sy + j : j * o->sx + i;
 }
 
+/* The target table's row of a kernel input type. */
+static TargetInput input_of(ElemType t)
+{
+    return t == ELEM_I8 ? TARGET_IN_I8 : t == ELEM_BF16 ? TARGET_IN_BF16 : t == ELEM_F16 ? TARGET_IN_F16 : TARGET_IN_F32;
+}
+
 /* Checks the KernelDecl against what the case wrote. */
 static void check_decl(const Prog *p, const KernelDecl *k, const Case *cs)
 {
@@ -319,8 +326,8 @@ static void check_decl(const Prog *p, const KernelDecl *k, const Case *cs)
         CHECK(pa && pb, "packs written %dx%d (g %d), recognized %dx%d (g %d); tiles %llu %llu %llu", cs->mr, cs->nr,
               cs->kgroup, k->mr, k->nr, k->kgroup, U(cs->tile[0]), U(cs->tile[1]), U(cs->tile[2]));
     }
-    CHECK(k->mr >= 1 && k->nr >= 16 && k->nr % 16 == 0 && (k->kgroup == 1 || k->kgroup == 2 || k->kgroup == 4),
-          "panel geometry %dx%d g %d", k->mr, k->nr, k->kgroup);
+    CHECK(k->isa == isa && target_tile_ok(target, k->mr, k->nr) && target_group(target, input_of(k->a->elem), k->kgroup),
+          "panel geometry %dx%d g %d for %s", k->mr, k->nr, k->kgroup, target->name);
     int want_order[3] = {GEMM_N, GEMM_K, GEMM_M};
     if (cs->order[0] >= 0)
         memcpy(want_order, cs->order, sizeof want_order);
@@ -391,6 +398,7 @@ static bool compare(const Case *cs, bool is_int, const Operand *o, const Operand
 static bool run_case(const Case *cs)
 {
     Prog *p = prog_new();
+    prog_set_target(p, isa);
     static const char *const axis_names[3] = {"M", "N", "K"};
     for (int r = 0; r < 3; r++)
         if (cs->override[r])
@@ -478,8 +486,7 @@ static bool run_case(const Case *cs)
     }
     if (ok) {
         g = rt_gemm_new(rt, k, op[0].t, op[1].t, op[2].t);
-        bool cannot = !g && (strstr(rt_error(rt), "the host CPU lacks") ||
-                             (!host_avx512 && strstr(rt_error(rt), "does not fit the")));
+        bool cannot = !g && strstr(rt_error(rt), "the host CPU lacks");
         if (cannot)
             skipped++;
         else
@@ -625,18 +632,14 @@ typedef struct Geometry {
 
 static Geometry random_geometry(TypeTriple ty)
 {
-    static const int nrs[] = {16, 32, 48, 64};
     Geometry ge = {.packs = rng_below(&rng, 5) != 0, .order = {-1, -1, -1}};
-    ge.nr = nrs[rng_below(&rng, 4)];
-    int v = ge.nr / 16, mr_max = (32 - v - 1) / v; /* mr*(nr/16) + nr/16 + 1 <= 32 vector registers */
+    /* a micro-tile of the target: nr a multiple of the lanes, mr within the register budget (at most 16) */
+    ge.nr = target->lanes * (1 + (int)rng_below(&rng, (uint64_t)target->max_nv));
+    int mr_max = target_max_mr(target, ge.nr);
     ge.mr = 1 + (int)rng_below(&rng, (uint64_t)(mr_max < 16 ? mr_max : 16));
-    ge.kgroup = ty == T_BF16 ? 1 + (int)rng_below(&rng, 2) : ty == T_I8 ? (rng_below(&rng, 2) ? 4 : 1) : 1;
-    if (!host_avx512) { /* what AVX2 runs: 16 columns of two 8-lane vectors, mr*2 + 2 + 1 <= 16 registers */
-        ge.packs = true;
-        ge.nr = 16;
-        ge.mr = 1 + (int)rng_below(&rng, 6);
-        ge.kgroup = 1;
-    }
+    const TargetGroups *gs = &target->inputs[ty == T_BF16 ? TARGET_IN_BF16 : ty == T_I8 ? TARGET_IN_I8
+                                             : ty == T_F16 ? TARGET_IN_F16 : TARGET_IN_F32];
+    ge.kgroup = gs->group[gs->count == 1 ? 0 : (int)rng_below(&rng, (uint64_t)gs->count)].g;
     if (rng_below(&rng, 4)) {
         int o[3] = {GEMM_M, GEMM_N, GEMM_K};
         for (int i = 2; i > 0; i--) {
@@ -758,7 +761,9 @@ static void generated_case(int n)
 
 /* ---- fixed cases ---- */
 
-/* Every kernel of samples/gemm/gemm.map, with M = N = K = 97 (prog_override_axis), on 1 and 2 threads. */
+/* Every kernel of samples/gemm/gemm.map, with M = N = K = 97 (prog_override_axis), on 1 and 2 threads. Its
+ * pack clauses are AVX-512 micro-tiles and its bf16 and i8 K tiles fit DM in AVX-512's 2- and 1-byte panels:
+ * for another target the packs are blanked out (the defaults fit) and the K tiles cut to 256 (4-byte panels). */
 static void sample_cases(void)
 {
     const char *path = MAPC_SAMPLES "/gemm/gemm.map";
@@ -770,7 +775,21 @@ static void sample_cases(void)
     size_t len = fread(text, 1, (1 << 16) - 1, f);
     fclose(f);
     text[len] = 0;
+    if (isa != TARGET_ISA_AVX512) {
+        for (char *c = strstr(text, "pack "); c; c = strstr(c, "pack "))
+            while (*c && *c != '\n')
+                *c++ = ' ';
+        for (char *c = strstr(text, "tile "); c; c = strstr(c + 1, "tile ")) {
+            char *kv = strstr(c, "K = "), *eol = strchr(c, '\n');
+            if (!kv || (eol && kv > eol))
+                continue;
+            kv += 4;
+            for (int d = 0; *kv >= '0' && *kv <= '9'; d++, kv++)
+                *kv = d < 3 ? "256"[d] : ' ';
+        }
+    }
     Prog *p = prog_new();
+    prog_set_target(p, isa);
     for (int r = 0; r < 3; r++)
         prog_override_axis(p, (const char *[]){"M", "N", "K"}[r], 97);
     prog_parse(p, path, text, len);
@@ -792,19 +811,29 @@ static void sample_cases(void)
 }
 
 /* Pack panels that several geometries describe (the front end must accept any equivalent mapping): one row
- * per panel with K groups, a K tile of 1, a K tile padded to one multiple of 2 and 4. */
+ * per panel with K groups, a K tile of 1, a K tile padded to one multiple of 2 and 4. A case is skipped on a
+ * target whose table lacks the K group or the B panel width it writes. */
 static void panel_cases(void)
 {
     static const struct {
-        const char *type, *ctype, *body;
+        const char *type, *ctype;
+        TargetInput in;
+        int g, nr;              /* the K group and the B panel width written */
+        const char *body;
     } ps[] = {
-        {"bf16", "f32", "tile M = 8, N = 16, K = 4; pack A = m![M / 1, K / 2, M % 1, K % 2]; "
-                        "pack B = m![N / 16, K / 2, N % 16, K % 2];"},
-        {"f32", "f32", "tile M = 24, N = 48, K = 1; pack A = m![M / 12, K, M % 12]; pack B = m![N / 16, K, N % 16];"},
-        {"i8", "i32", "tile M = 45, N = 48, K = 35; pack A = m![M / 1, K # 36 / 4, M % 1, K # 36 % 4]; "
-                      "pack B = m![N / 48, K # 36 / 4, N % 48, K # 36 % 4];"},
+        {"bf16", "f32", TARGET_IN_BF16, 2, 16, "tile M = 8, N = 16, K = 4; pack A = m![M / 1, K / 2, M % 1, K % 2]; "
+                                               "pack B = m![N / 16, K / 2, N % 16, K % 2];"},
+        {"f32", "f32", TARGET_IN_F32, 1, 16,
+         "tile M = 24, N = 48, K = 1; pack A = m![M / 12, K, M % 12]; pack B = m![N / 16, K, N % 16];"},
+        {"i8", "i32", TARGET_IN_I8, 4, 48, "tile M = 45, N = 48, K = 35; pack A = m![M / 1, K # 36 / 4, M % 1, K # 36 % 4]; "
+                                           "pack B = m![N / 48, K # 36 / 4, N % 48, K # 36 % 4];"},
     };
     for (size_t i = 0; i < sizeof ps / sizeof *ps; i++) {
+        if (!target_group(target, ps[i].in, ps[i].g) || !target_nr_ok(target, ps[i].nr)) {
+            printf("panel case %zu (K groups of %d, %d-column B panels): not on %s, skipped\n", i, ps[i].g, ps[i].nr,
+                   target->name);
+            continue;
+        }
         char text[1024];
         snprintf(text, sizeof text,
                  "axes![M = 37, N = 61, K = 50];\n"
@@ -829,9 +858,8 @@ static void small_case(const char *what, uint64_t m, uint64_t n, uint64_t k, con
              "tensor A: HbmTensor<%s, m![1], m![M, K]>;\n"
              "tensor B: HbmTensor<%s, m![1], m![K, N]>;\n"
              "tensor C: HbmTensor<%s, %s>;\n"
-             "kernel %s: C[M, N] = A[M, K] * B[K, N] {\n    tile M = 16, N = 32, K = 8;\n%s}\n",
-             U(m), U(n), U(k), type, type, ctype, c_maps, what,
-             host_avx512 ? "" : "    pack A = m![M / 4, K, M % 4];\n    pack B = m![N / 16, K, N % 16];\n");
+             "kernel %s: C[M, N] = A[M, K] * B[K, N] {\n    tile M = 16, N = 32, K = 8;\n}\n",
+             U(m), U(n), U(k), type, type, ctype, c_maps, what);
     Case cs = {.text = text, .kernel = what, .threads = threads, .alpha = alpha, .beta = beta,
                .strided = {1, 1, c_strided}};
     run_case(&cs);
@@ -870,8 +898,8 @@ static void unit_axis_cases(void)
                  "tensor A: HbmTensor<f32, m![1], m![M, K]>;\n"
                  "tensor B: HbmTensor<f32, %s>;\n"
                  "tensor C: HbmTensor<f32, m![1], m![M, N]>;\n"
-                 "kernel unit: C[M, N] = A[M, K] * B[K, N] {\n    tile M = 8, N = 16, K = 4;\n%s}\n",
-                 bs[i], host_avx512 ? "" : "    pack A = m![M / 4, K, M % 4];\n    pack B = m![N / 16, K, N % 16];\n");
+                 "kernel unit: C[M, N] = A[M, K] * B[K, N] {\n    tile M = 8, N = 16, K = 4;\n}\n",
+                 bs[i]);
         Case cs = {.text = text, .kernel = "unit", .threads = 1, .alpha = 1, .beta = 1, .strided = {1, -1, 1}};
         run_case(&cs);
     }
@@ -896,6 +924,7 @@ static void error_cases(void)
                        "    tile M = 8, N = 16, K = 4; pack A = m![M / 4, K, M % 4]; pack B = m![N / 16, K, N % 16];\n"
                        "}\n";
     Prog *p = prog_new();
+    prog_set_target(p, isa);
     prog_parse(p, "<errors>", text, strlen(text));
     CHECK(p->diags.head == NULL, "error program has diagnostics");
     const KernelDecl *kh = find_kernel(p, "kh"), *ki = find_kernel(p, "ki");
@@ -960,6 +989,7 @@ static void chip_split_case(void)
     const char *text = "axes![M = 8, N = 16, K = 4];\n"
                        "tensor A: HbmTensor<f32, m![M / 4], m![M % 4, K]>;\n";
     Prog *p = prog_new();
+    prog_set_target(p, isa);
     prog_parse(p, "<chip>", text, strlen(text));
     CHECK(p->diags.head && strstr(p->diags.head->msg, "already uses"), "an axis split over Chip and Element: %s",
           p->diags.head ? p->diags.head->msg : "accepted");
@@ -972,10 +1002,16 @@ int main(int argc, char **argv)
     harness_args(argc, argv, "[SEED [COUNT]]", &args);
     rng = rng_seeded(args.seed);
     int cases = (int)args.count;
-    __builtin_cpu_init();
-    host_avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                  __builtin_cpu_supports("avx512vl");
-    fprintf(stderr, "seed %llu, %d generated cases\n", U(args.seed), cases);
+    /* MAPC_ISA=avx512|avx2|portable (test code only) checks and runs every program for that ISA instead of
+     * the host's best, as on a host that has nothing better */
+    const char *env = getenv("MAPC_ISA");
+    if (env && *env && !target_isa_parse(env, &isa)) {
+        fprintf(stderr, "test_kernel: MAPC_ISA takes avx512, avx2 or portable, not '%s'\n", env);
+        return 2;
+    }
+    isa = target_resolve(isa);
+    target = target_info(isa);
+    fprintf(stderr, "seed %llu, %d generated cases, target %s\n", U(args.seed), cases, target->name);
     chip_split_case();
     error_cases();
     edge_cases();

@@ -1,0 +1,114 @@
+/* blocking.c — the engine's plans: the micro-kernel, packing conversions and cache blocks for an input type on an
+ * ISA, from the ISA's target table (core/target.h) or from a caller's tiling. */
+#include "gemm_impl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The target table's row of an input type (gemm_check admits only these four for A and B). */
+static TargetInput input_of(GemmType t)
+{
+    switch (t) {
+    case GEMM_BF16: return TARGET_IN_BF16;
+    case GEMM_F16: return TARGET_IN_F16;
+    case GEMM_I8: return TARGET_IN_I8;
+    case GEMM_F32:
+    case GEMM_I32: break;
+    }
+    return TARGET_IN_F32;
+}
+
+/* The micro-kernel of K groups computed with op for input type t on ti: its kind, vector shape and packing
+ * conversions (the micro-tile and the order are the caller's). */
+static void plan_kernel(GemmPlan *p, const TargetInfo *ti, TargetOp op, GemmType t)
+{
+    switch (op) {
+    case TARGET_OP_FMA:
+    case TARGET_OP_MULADD:
+        p->spec.kind = CG_GEMM_F32;
+        p->conv_a = p->conv_b = t == GEMM_BF16 ? CG_PACK_BF16_F32 : t == GEMM_F16 ? CG_PACK_F16_F32 : CG_PACK_F32;
+        break;
+    case TARGET_OP_DPBF16:
+        p->spec.kind = CG_GEMM_BF16DP;
+        p->conv_a = p->conv_b = CG_PACK_BF16;
+        break;
+    case TARGET_OP_VNNI:
+        p->spec.kind = CG_GEMM_I8VNNI;
+        p->conv_a = CG_PACK_I8_U8;
+        p->conv_b = CG_PACK_I8;
+        break;
+    case TARGET_OP_I32_MULADD:
+        p->spec.kind = CG_GEMM_I32;
+        p->conv_a = p->conv_b = CG_PACK_I8_I32;
+        break;
+    }
+    p->spec.vl = ti->lanes;
+    p->spec.fused = ti->fma && (p->spec.kind == CG_GEMM_F32 || p->spec.kind == CG_GEMM_BF16DP);
+    p->spec.a_outer = true; /* an A micro-panel stays in L1 while the B block streams from L2 */
+}
+
+static int round_up(int n, int m)
+{
+    return (n + m - 1) / m * m;
+}
+
+GemmPlan gemm_plan(TargetIsa isa, const GemmFeatures *f, GemmType t)
+{
+    const TargetInfo *ti = target_info(isa);
+    const TargetGroups *gs = &ti->inputs[input_of(t)];
+    const TargetGroup *grp = &gs->group[0]; /* a multiply-add every host of the ISA has */
+    for (int i = 1; i < gs->count; i++) {
+        TargetOp op = gs->group[i].op;
+        if ((op == TARGET_OP_DPBF16 && f->dot_bf16) || (op == TARGET_OP_VNNI && f->vnni))
+            grp = &gs->group[i];
+    }
+    GemmPlan p = {0};
+    plan_kernel(&p, ti, grp->op, t);
+    p.spec.mr = ti->default_mr;
+    p.spec.nv = ti->default_nr / ti->lanes;
+    memcpy(p.spec.order, ti->order, sizeof p.spec.order);
+    p.kc = grp->kc;
+    p.mc = round_up(ti->mc, p.spec.mr);
+    p.nc = round_up(ti->nc, ti->default_nr);
+    return p;
+}
+
+bool gemm_plan_tiled(TargetIsa isa, const GemmFeatures *f, GemmType t, const GemmTiling *tl, GemmPlan *p, char *err,
+                     size_t cap)
+{
+    const TargetInfo *ti = target_info(isa);
+    *p = (GemmPlan){0};
+    const TargetGroup *grp = target_group(ti, input_of(t), tl->kgroup);
+    if (!grp) {
+        snprintf(err, cap, "%s panels cannot group K by %d", gemm_type_name(t), tl->kgroup);
+        return false;
+    }
+    bool has = grp->op == TARGET_OP_DPBF16 ? f->has_bf16 : grp->op == TARGET_OP_VNNI ? f->vnni : true;
+    if (!has) {
+        snprintf(err, cap, "%s panels with K groups of %d need %s, which the host CPU lacks (%s)", gemm_type_name(t),
+                 grp->g, target_op_insn(grp->op), target_op_feature(grp->op));
+        return false;
+    }
+    if (!target_tile_ok(ti, tl->mr, tl->nr)) {
+        snprintf(err, cap, "a %dx%d micro-tile does not fit the %s kernels (%d-lane vectors, %d registers)", tl->mr,
+                 tl->nr, ti->name, ti->lanes, ti->vec_regs);
+        return false;
+    }
+    if (tl->mc < 1 || tl->nc < 1 || tl->kc < 1 || tl->mc > INT32_MAX || tl->nc > INT32_MAX || tl->kc > INT32_MAX) {
+        snprintf(err, cap, "tile sizes %lld x %lld x %lld are out of range", (long long)tl->mc, (long long)tl->nc,
+                 (long long)tl->kc);
+        return false;
+    }
+    if (!cg_gemm_order_valid(tl->order)) {
+        snprintf(err, cap, "the block-loop order is not a permutation of M, N and K");
+        return false;
+    }
+    plan_kernel(p, ti, grp->op, t);
+    p->spec.mr = tl->mr;
+    p->spec.nv = tl->nr / ti->lanes;
+    memcpy(p->spec.order, tl->order, sizeof p->spec.order);
+    p->mc = (int)tl->mc;
+    p->nc = (int)tl->nc;
+    p->kc = (int)tl->kc;
+    return true;
+}

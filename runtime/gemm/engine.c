@@ -1,0 +1,310 @@
+/* engine.c — the GEMM engine: its lifecycle, one call over a static partition of C, and the entry points. */
+#include "gemm_impl.h"
+#include "pool.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Products of fewer flops run on one task: waking the pool costs more than it saves. */
+#define ONE_TASK_FLOPS 8e6
+/* A is read unpacked (f32, unit column stride) when a task's share of B is at most this many panels of nr
+ * columns: packing A pays off over many B panels, not over a few. */
+enum { DIRECT_A_MAX_PANELS = 4 };
+/* Reading A unpacked, k blocks this many times longer halve the passes over C. */
+enum { DIRECT_KC_FACTOR = 2 };
+/* Packed blocks start on a cache line: the kernels' panel loads are line-aligned. */
+enum { PACK_ALIGN = 64 };
+
+struct Gemm {
+    RtPool *pool;           /* owned; NULL with one thread */
+    int threads;
+    TargetIsa isa;
+    GemmFeatures feat;      /* the dot products the plans may use */
+    pthread_mutex_t lock;   /* serializes calls */
+    void **buf;             /* per thread: A block, B block and column sums */
+    size_t *bufsize;
+    GemmKernels k[GEMM_I32 + 1]; /* the kernels per input type, once looked up */
+    GemmPlan tiled_plan;    /* the last caller's tiling and its kernels (valid when tiled_k.macro is set):
+                             * a declared kernel runs the same tiling call after call */
+    GemmKernels tiled_k;
+};
+
+/* Whether t's table computes some K group of input in with op. */
+static bool table_has(const TargetInfo *t, TargetInput in, TargetOp op)
+{
+    for (int i = 0; i < t->inputs[in].count; i++)
+        if (t->inputs[in].group[i].op == op)
+            return true;
+    return false;
+}
+
+Gemm *gemm_new(const GemmOptions *opt, char *err, size_t cap)
+{
+    int threads = opt && opt->threads > 0 ? opt->threads : 1;
+    TargetIsa isa = target_resolve(opt ? opt->isa : TARGET_ISA_HOST);
+    if (!target_host_supports(isa)) {
+        snprintf(err, cap, "the host CPU cannot run the %s kernels", target_isa_name(isa));
+        return NULL;
+    }
+    Gemm *g = calloc(1, sizeof *g);
+    if (!g || !(g->buf = calloc((size_t)threads, sizeof *g->buf)) ||
+        !(g->bufsize = calloc((size_t)threads, sizeof *g->bufsize))) {
+        gemm_free(g);
+        snprintf(err, cap, "out of memory");
+        return NULL;
+    }
+    g->threads = threads;
+    g->isa = isa;
+    const TargetInfo *ti = target_info(isa);
+    const GemmCpu *cpu = gemm_cpu();
+    int dot = opt ? opt->bf16_dot : 0;
+    g->feat.has_bf16 = table_has(ti, TARGET_IN_BF16, TARGET_OP_DPBF16) && gemm_cpu_has_op(TARGET_OP_DPBF16);
+    g->feat.dot_bf16 = g->feat.has_bf16 && (dot > 0 || (dot == 0 && cpu->zen));
+    g->feat.vnni = table_has(ti, TARGET_IN_I8, TARGET_OP_VNNI) && gemm_cpu_has_op(TARGET_OP_VNNI);
+    pthread_mutex_init(&g->lock, NULL);
+    if (threads > 1 && !(g->pool = rt_pool_new(threads))) {
+        pthread_mutex_destroy(&g->lock);
+        g->threads = 0;
+        gemm_free(g);
+        snprintf(err, cap, "cannot start %d threads", threads);
+        return NULL;
+    }
+    return g;
+}
+
+void gemm_free(Gemm *g)
+{
+    if (!g)
+        return;
+    if (g->pool)
+        rt_pool_free(g->pool);
+    if (g->buf)
+        for (int i = 0; i < g->threads; i++)
+            free(g->buf[i]);
+    if (g->threads)
+        pthread_mutex_destroy(&g->lock);
+    free(g->buf);
+    free(g->bufsize);
+    free(g);
+}
+
+TargetIsa gemm_isa(const Gemm *g)
+{
+    return g->isa;
+}
+
+bool gemm_bf16_dot(const Gemm *g)
+{
+    return g->feat.dot_bf16;
+}
+
+/* The engine's kernels for input type t (looked up once per engine). */
+static const GemmKernels *engine_kernels(Gemm *g, GemmType t, const GemmPlan *p, char *err, size_t cap)
+{
+    if (!g->k[t].macro && gemm_kernels(&p->spec, p->conv_a, p->conv_b, &g->k[t], err, cap))
+        return NULL;
+    return &g->k[t];
+}
+
+int gemm_prepare(Gemm *g, GemmType t, char *err, size_t cap)
+{
+    GemmPlan p = gemm_plan(g->isa, &g->feat, t);
+    return engine_kernels(g, t, &p, err, cap) ? 0 : -1;
+}
+
+/* ---- one call ---- */
+
+typedef struct Job {
+    Gemm *g;
+    const GemmPlan *p;
+    const GemmKernels *k;
+    GemmView a, b, c;
+    bool is_int;
+    float af, bf;
+    int32_t ai, bi;
+    bool split_m;           /* tasks own row ranges (else column ranges) of C */
+    bool direct_a;          /* the f32 kernel reads row-major A unpacked (narrow B) */
+    int64_t kc;             /* the k block (the plan's, or longer with direct_a) */
+    int64_t chunk;          /* rows or columns per task */
+    size_t asize, bsize;    /* bytes of the packed A and B blocks */
+} Job;
+
+/* Task t: the C rows (or columns) [t*chunk, (t+1)*chunk) through every block, k blocks in order. */
+static void run_task(void *arg, int t)
+{
+    Job *j = arg;
+    const GemmPlan *p = j->p;
+    int64_t m = (int64_t)j->c.rows, n = (int64_t)j->c.cols, k = (int64_t)j->a.cols;
+    int64_t m0 = 0, m1 = m, n0 = 0, n1 = n;
+    if (j->split_m) {
+        m0 = t * j->chunk;
+        m1 = m0 + j->chunk < m ? m0 + j->chunk : m;
+    } else {
+        n0 = t * j->chunk;
+        n1 = n0 + j->chunk < n ? n0 + j->chunk : n;
+    }
+    if (m0 >= m1 || n0 >= n1)
+        return;
+    char *buf = j->g->buf[t];
+    CgGemmBlocks args = {
+        .m0 = m0, .m1 = m1, .n0 = n0, .n1 = n1, .k = k,
+        .a = j->a.data, .b = j->b.data, .a_rs = j->a.rs, .a_cs = j->a.cs, .b_rs = j->b.rs, .b_cs = j->b.cs,
+        .c = j->c.data, .c_rs = j->c.rs, .c_cs = j->c.cs,
+        .mc = p->mc, .kc = j->kc, .nc = p->nc,
+        .abuf = buf, .bbuf = buf + j->asize, .colsum = (int32_t *)(buf + j->asize + j->bsize),
+        .colsum_fn = gemm_colsum, .direct = j->direct_a,
+        .alpha_f = j->af, .beta_f = j->bf, .alpha_i = j->ai, .beta_i = j->bi};
+    j->k->blocks(&args);
+}
+
+/* C <- beta*C (k = 0 or alpha = 0); beta = 0 stores zeros. */
+static void scale_c(const GemmView *c, bool is_int, float bf, int32_t bi)
+{
+    for (uint64_t i = 0; i < c->rows; i++)
+        for (uint64_t j = 0; j < c->cols; j++) {
+            size_t off = (size_t)(i * (uint64_t)c->rs + j * (uint64_t)c->cs);
+            if (is_int) {
+                uint32_t *x = (uint32_t *)c->data + off;
+                *x = (uint32_t)bi * *x;
+            } else {
+                float *x = (float *)c->data + off;
+                *x = bf == 0.0f ? 0.0f : bf * *x;
+            }
+        }
+}
+
+static size_t round_up(size_t n, size_t m)
+{
+    return (n + m - 1) / m * m;
+}
+
+/* The plan and kernels of a caller's tiling in *p and j->k, kept in g from call to call (the process-wide
+ * cache compares CPU signatures under a lock). -1 with err. */
+static int tiled_kernels(Gemm *g, const GemmTiling *tl, GemmType t, GemmPlan *p, Job *j, char *err, size_t cap)
+{
+    if (!gemm_plan_tiled(g->isa, &g->feat, t, tl, p, err, cap))
+        return -1;
+    if (!g->tiled_k.macro || !gemm_spec_same(&p->spec, &g->tiled_plan.spec) || p->conv_a != g->tiled_plan.conv_a ||
+        p->conv_b != g->tiled_plan.conv_b) {
+        GemmKernels k;
+        g->tiled_k = (GemmKernels){0};
+        if (gemm_kernels(&p->spec, p->conv_a, p->conv_b, &k, err, cap))
+            return -1;
+        g->tiled_plan = *p;
+        g->tiled_k = k;
+    }
+    j->k = &g->tiled_k;
+    return 0;
+}
+
+/* The shared body of gemm_f32 and gemm_i8 (after the entry point's type check); tl is the caller's
+ * tiling or NULL for the engine's own plan. */
+static int run(Gemm *g, const GemmTiling *tl, bool is_int, float af, float bf, int32_t ai, int32_t bi,
+               const GemmView *a, const GemmView *b, const GemmView *c, char *err, size_t cap)
+{
+    Job j = {.g = g, .a = *a, .b = *b, .c = *c, .is_int = is_int, .af = af, .bf = bf, .ai = ai, .bi = bi};
+    GemmPlan p;
+    if (tl && tiled_kernels(g, tl, a->type, &p, &j, err, cap))
+        return -1;
+    if (c->rows == 0 || c->cols == 0)
+        return 0;
+    if (a->cols == 0 || (is_int ? ai == 0 : af == 0.0f)) {
+        scale_c(c, is_int, bf, bi);
+        return 0;
+    }
+    /* A column-major C is computed as C^T = B^T A^T, so the kernel's rows stay contiguous (the
+     * engine's own plan only: a caller's tiling fixes which operand is packed how). */
+    if (!tl && c->cs != 1 && c->rs == 1 && c->cols > 1) {
+        j.a = gemm_view(b->data, b->len, b->cols, b->rows, b->cs, b->rs, b->type);
+        j.b = gemm_view(a->data, a->len, a->cols, a->rows, a->cs, a->rs, a->type);
+        j.c = gemm_view(c->data, c->len, c->cols, c->rows, c->cs, c->rs, c->type);
+    }
+    if (!tl) {
+        p = gemm_plan(g->isa, &g->feat, a->type);
+        if (!(j.k = engine_kernels(g, a->type, &p, err, cap)))
+            return -1;
+    }
+    j.p = &p;
+    int mr = p.spec.mr, nr = p.spec.nv * p.spec.vl, kg = cg_gemm_kgroup(p.spec.kind);
+    size_t ps = (size_t)cg_gemm_packed_size(p.spec.kind), kcp = (size_t)((p.kc + kg - 1) / kg * kg);
+    /* blocks are packed in whole panels (a caller's mc need not be a multiple of mr) */
+    size_t mcp = round_up((size_t)p.mc, (size_t)mr), ncp = round_up((size_t)p.nc, (size_t)nr);
+    j.asize = round_up(mcp * kcp * ps, PACK_ALIGN);
+    j.bsize = round_up(ncp * kcp * ps, PACK_ALIGN);
+    size_t need = j.asize + j.bsize + round_up(ncp * sizeof(int32_t), PACK_ALIGN);
+    int64_t m = (int64_t)j.c.rows, n = (int64_t)j.c.cols;
+    double flops = 2.0 * (double)m * (double)n * (double)j.a.cols;
+    int tasks = flops < ONE_TASK_FLOPS ? 1 : g->threads;
+    j.split_m = tl ? tl->split == 0 : m >= n;
+    /* the engine's own plan only: a caller's tiling packs A into its DM layout */
+    j.direct_a = !tl && j.k->macro_direct && j.a.cs == 1 &&
+                 (j.split_m ? n : (n + tasks - 1) / tasks) <= DIRECT_A_MAX_PANELS * nr;
+    /* longer k blocks when the packed blocks still fit them: at most DIRECT_A_MAX_PANELS panels of B,
+     * one partial A panel */
+    j.kc = p.kc;
+    if (j.direct_a && (int64_t)DIRECT_KC_FACTOR * p.kc * DIRECT_A_MAX_PANELS * nr <= (int64_t)p.kc * p.nc &&
+        DIRECT_KC_FACTOR * mr <= p.mc)
+        j.kc = (int64_t)DIRECT_KC_FACTOR * p.kc;
+    int64_t unit = j.split_m ? mr : nr, units = ((j.split_m ? m : n) + unit - 1) / unit;
+    j.chunk = (units + tasks - 1) / tasks * unit;
+    for (int t = 0; t < tasks; t++)
+        if (g->bufsize[t] < need) {
+            free(g->buf[t]);
+            g->bufsize[t] = 0;
+            if (!(g->buf[t] = aligned_alloc(PACK_ALIGN, need))) {
+                snprintf(err, cap, "out of memory");
+                return -1;
+            }
+            g->bufsize[t] = need;
+        }
+    if (tasks == 1)
+        run_task(&j, 0);
+    else
+        rt_pool_run(g->pool, tasks, run_task, &j);
+    return 0;
+}
+
+int gemm_f32(Gemm *g, float alpha, const GemmView *a, const GemmView *b, float beta, const GemmView *c, char *err,
+             size_t cap)
+{
+    return gemm_f32_tiled(g, NULL, alpha, a, b, beta, c, err, cap);
+}
+
+int gemm_i8(Gemm *g, int32_t alpha, const GemmView *a, const GemmView *b, int32_t beta, const GemmView *c, char *err,
+            size_t cap)
+{
+    return gemm_i8_tiled(g, NULL, alpha, a, b, beta, c, err, cap);
+}
+
+int gemm_f32_tiled(Gemm *g, const GemmTiling *tiling, float alpha, const GemmView *a, const GemmView *b, float beta,
+                   const GemmView *c, char *err, size_t cap)
+{
+    if (gemm_check(a, b, c, err, cap))
+        return -1;
+    if (a->type == GEMM_I8) {
+        snprintf(err, cap, "gemm_f32 cannot run i8 x i8 -> i32; use gemm_i8");
+        return -1;
+    }
+    pthread_mutex_lock(&g->lock);
+    int r = run(g, tiling, false, alpha, beta, 0, 0, a, b, c, err, cap);
+    pthread_mutex_unlock(&g->lock);
+    return r;
+}
+
+int gemm_i8_tiled(Gemm *g, const GemmTiling *tiling, int32_t alpha, const GemmView *a, const GemmView *b, int32_t beta,
+                  const GemmView *c, char *err, size_t cap)
+{
+    if (gemm_check(a, b, c, err, cap))
+        return -1;
+    if (a->type != GEMM_I8) {
+        snprintf(err, cap, "gemm_i8 cannot run %s x %s -> %s; use gemm_f32", gemm_type_name(a->type),
+                 gemm_type_name(b->type), gemm_type_name(c->type));
+        return -1;
+    }
+    pthread_mutex_lock(&g->lock);
+    int r = run(g, tiling, true, 0.0f, 0.0f, alpha, beta, a, b, c, err, cap);
+    pthread_mutex_unlock(&g->lock);
+    return r;
+}
