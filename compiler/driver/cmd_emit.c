@@ -41,7 +41,7 @@ int cmd_emit(int argc, char **argv)
         if (strcmp(a, "-o") == 0 || strcmp(a, "--header") == 0 || strcmp(a, "--cpu") == 0 ||
             strcmp(a, "--prefix") == 0) {
             if (i + 1 >= argc)
-                return usage_error("option %s needs a value", a);
+                return drv_usage_error("option %s needs a value", a);
             const char *v = argv[++i];
             if (a[1] == 'o')
                 out = v;
@@ -59,39 +59,39 @@ int cmd_emit(int argc, char **argv)
             else if (strcmp(a + 7, "llvm") == 0)
                 kind = CG_EMIT_LLVM;
             else
-                return usage_error("--emit takes obj, asm or llvm, not '%s'", a + 7);
+                return drv_usage_error("--emit takes obj, asm or llvm, not '%s'", a + 7);
         } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && a[3] == 0) {
             opt.opt_level = a[2] - '0';
         } else if (a[0] == '-' && a[1]) {
-            return usage_error("unknown option '%s'", a);
+            return drv_usage_error("unknown option '%s'", a);
         } else if (!file) {
             file = a;
         } else {
-            return usage_error("unexpected argument '%s'", a);
+            return drv_usage_error("unexpected argument '%s'", a);
         }
     }
     if (!file)
-        return usage_error("emit needs a FILE%s", "");
+        return drv_usage_error("emit needs a FILE%s", "");
     if (!out)
-        return usage_error("emit needs -o OUT%s", "");
+        return drv_usage_error("emit needs -o OUT%s", "");
     if (!valid_prefix(opt.prefix))
-        return usage_error("--prefix '%s' is not a C identifier prefix", opt.prefix);
-    Prog *p = load(file, false);
+        return drv_usage_error("--prefix '%s' is not a C identifier prefix", opt.prefix);
+    Prog *p = drv_load(file, false);
     if (!p)
-        return EXIT_INPUT;
-    int status = EXIT_OK;
+        return DRV_EXIT_INPUT;
+    int status = DRV_EXIT_OK;
     if (!cg_emit_file(p, &opt, kind, out, &p->diags))
-        status = EXIT_INPUT;
-    if (status == EXIT_OK && header) {
+        status = DRV_EXIT_INPUT;
+    if (status == DRV_EXIT_OK && header) {
         char *guard = header_guard(header);
         if (!guard || !cg_write_header(p, &opt, header, guard, &p->diags))
-            status = EXIT_INPUT;
+            status = DRV_EXIT_INPUT;
         free(guard);
     }
-    /* load() succeeded, so every diagnostic is ours; back-end ones have no source position */
+    /* drv_load() succeeded, so every diagnostic is ours; back-end ones have no source position */
     for (const Diag *d = p->diags.head; d; d = d->next) {
         if (d->loc.src) {
-            print_diags(p, d);
+            drv_print_diags(p, d);
             break; /* prints d and the rest */
         }
         fprintf(stderr, "mapc: error: %s\n", d->msg);

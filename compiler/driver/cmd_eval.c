@@ -7,13 +7,29 @@
 
 int cmd_check(int argc, char **argv)
 {
-    if (argc < 1)
-        return usage_error("check needs at least one FILE%s", "");
-    int status = EXIT_OK;
+    TargetIsa isa = TARGET_ISA_HOST; /* --isa: check kernel declarations for that ISA, whatever the host */
+    int files = 0;
     for (int i = 0; i < argc; i++) {
-        Prog *p = load(argv[i], false);
+        if (strcmp(argv[i], "--isa") == 0) {
+            if (i + 1 >= argc || !target_isa_parse(argv[i + 1], &isa))
+                return drv_usage_error("--isa takes avx512, avx2 or portable%s", "");
+            argv[i] = argv[i + 1] = NULL;
+            i++;
+        } else {
+            files++;
+        }
+    }
+    if (files < 1)
+        return drv_usage_error("check needs at least one FILE%s", "");
+    int status = DRV_EXIT_OK;
+    for (int i = 0; i < argc; i++) {
+        if (!argv[i])
+            continue;
+        Prog *p = prog_new();
+        prog_set_target(p, isa);
+        p = drv_load_into(p, argv[i], false);
         if (!p)
-            status = EXIT_INPUT;
+            status = DRV_EXIT_INPUT;
         prog_free(p);
     }
     return status;
@@ -27,28 +43,28 @@ int cmd_eval(int argc, char **argv)
         argv++;
     }
     if (argc < 3)
-        return usage_error("eval needs %s NAME and at least one POS", is_source ? "SOURCE," : "FILE,");
+        return drv_usage_error("eval needs %s NAME and at least one POS", is_source ? "SOURCE," : "FILE,");
     for (int i = 2; i < argc; i++) {
         uint64_t pos = 0;
-        if (!parse_pos(argv[i], &pos))
-            return usage_error("position '%s' is not a decimal 64-bit number", argv[i]);
+        if (!drv_parse_pos(argv[i], &pos))
+            return drv_usage_error("position '%s' is not a decimal 64-bit number", argv[i]);
     }
     Prog *p;
     const Map *m;
-    if (load_named(argv[0], is_source, argv[1], &p, &m) != EXIT_OK)
-        return EXIT_INPUT;
+    if (drv_load_named(argv[0], is_source, argv[1], &p, &m) != DRV_EXIT_OK)
+        return DRV_EXIT_INPUT;
     Evaluator *ev = eqv_evaluator_new(p);
     Cell c = {.coord = calloc((size_t)p->naxes + 1, sizeof(uint64_t))};
-    int status = EXIT_OK;
+    int status = DRV_EXIT_OK;
     for (int i = 2; i < argc; i++) {
         uint64_t pos = 0;
-        parse_pos(argv[i], &pos);
+        drv_parse_pos(argv[i], &pos);
         if (eval_cell(ev, m, pos, &c) != EVAL_OK) {
             fprintf(stderr, "mapc: cannot evaluate position %s: %s\n", argv[i], eval_error(ev));
-            status = EXIT_INPUT;
+            status = DRV_EXIT_INPUT;
             break;
         }
-        char *s = fmt_cell(p, &c);
+        char *s = drv_fmt_cell(p, &c);
         printf("%llu: %s\n", (unsigned long long)pos, s);
         free(s);
     }
@@ -62,21 +78,21 @@ int cmd_table(int argc, char **argv)
 {
     uint64_t max_cells = 65536;
     if (argc == 4 && strcmp(argv[2], "--max-cells") == 0) {
-        if (!parse_pos(argv[3], &max_cells))
-            return usage_error("--max-cells takes a decimal number, not '%s'", argv[3]);
+        if (!drv_parse_pos(argv[3], &max_cells))
+            return drv_usage_error("--max-cells takes a decimal number, not '%s'", argv[3]);
         argc = 2;
     }
     if (argc != 2)
-        return usage_error("table needs FILE and NAME%s", "");
+        return drv_usage_error("table needs FILE and NAME%s", "");
     Prog *p;
     const Map *m;
-    if (load_named(argv[0], false, argv[1], &p, &m) != EXIT_OK)
-        return EXIT_INPUT;
+    if (drv_load_named(argv[0], false, argv[1], &p, &m) != DRV_EXIT_OK)
+        return DRV_EXIT_INPUT;
     if (m->size > max_cells) {
         fprintf(stderr, "mapc: the mapping has %llu cells, more than --max-cells %llu\n", (unsigned long long)m->size,
                 (unsigned long long)max_cells);
         prog_free(p);
-        return EXIT_INPUT;
+        return DRV_EXIT_INPUT;
     }
     bool pair = m->kind == MAP_PAIR;
     uint64_t cols = pair ? m->r->size : (m->size < 16 ? m->size : 16);
@@ -85,20 +101,20 @@ int cmd_table(int argc, char **argv)
     Cell c = {.coord = calloc((size_t)p->naxes + 1, sizeof(uint64_t))};
     char **cells = calloc(m->size, sizeof *cells);
     size_t width = 1;
-    int status = EXIT_OK;
+    int status = DRV_EXIT_OK;
     for (uint64_t i = 0; i < m->size; i++) {
         if (eval_cell(ev, m, i, &c) != EVAL_OK) {
             fprintf(stderr, "mapc: cannot evaluate position %llu: %s\n", (unsigned long long)i, eval_error(ev));
-            status = EXIT_INPUT;
+            status = DRV_EXIT_INPUT;
             break;
         }
-        cells[i] = fmt_cell(p, &c);
+        cells[i] = drv_fmt_cell(p, &c);
         size_t w = strlen(cells[i]);
         if (w > width)
             width = w;
     }
-    if (status == EXIT_OK) {
-        char *name = fmt_map(p, m);
+    if (status == DRV_EXIT_OK) {
+        char *name = drv_fmt_map(p, m);
         if (pair)
             printf("%s: %llu rows (major part) x %llu columns (minor part); position = %llu*row + column\n", name,
                    (unsigned long long)rows, (unsigned long long)cols, (unsigned long long)cols);

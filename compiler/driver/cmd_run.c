@@ -55,7 +55,7 @@ static Prog *target_prog(const RunOptions *o)
  * kernel; NULL after printing why. */
 static Prog *load_kernel(const char *file, const char *name, const RunOptions *o, const KernelDecl **k)
 {
-    Prog *p = load_into(target_prog(o), file, false);
+    Prog *p = drv_load_into(target_prog(o), file, false);
     if (!p)
         return NULL;
     *k = find_kernel(p, name);
@@ -74,7 +74,7 @@ static Prog *load_kernel(const char *file, const char *name, const RunOptions *o
         if (o->size[r])
             prog_override_axis(q, p->axes[(*k)->axis[r]].name, o->size[r]);
     prog_free(p);
-    if (!(q = load_into(q, file, false)))
+    if (!(q = drv_load_into(q, file, false)))
         return NULL;
     *k = find_kernel(q, name);
     return q;
@@ -95,7 +95,7 @@ static bool host_for(const RtTensor *t, const Prog *p, int x, HostMat *m, int y)
     m->cols = p->axes[y].size;
     m->ri = transposed ? 1 : m->cols;
     m->ci = transposed ? m->rows : 1;
-    return host_alloc(m);
+    return drv_host_alloc(m);
 }
 
 static void print_plan(const Prog *p, const KernelDecl *k, const RtGemm *g, int threads)
@@ -110,7 +110,7 @@ static void print_plan(const Prog *p, const KernelDecl *k, const RtGemm *g, int 
            (unsigned long long)p->axes[k->axis[2]].size);
     for (int i = 0; i < 3; i++) {
         const RtGemmAccess *a = rt_gemm_access(g, i);
-        char *chip = fmt_map(p, ops[i]->maps[0]), *elem = fmt_map(p, ops[i]->maps[1]);
+        char *chip = drv_fmt_map(p, ops[i]->maps[0]), *elem = drv_fmt_map(p, ops[i]->maps[1]);
         printf("  %s  %s in HBM <%s, %s>: ", opnames[i], ops[i]->name, chip, elem);
         if (a->strided)
             printf("strided (%lld, %lld), read in place", (long long)a->rs, (long long)a->cs);
@@ -119,7 +119,7 @@ static void print_plan(const Prog *p, const KernelDecl *k, const RtGemm *g, int 
         free(chip);
         free(elem);
         if (i < 2) {
-            char *dm = fmt_map(p, i == 0 ? k->pack_a : k->pack_b);
+            char *dm = drv_fmt_map(p, i == 0 ? k->pack_a : k->pack_b);
             printf("; tiles to DM %s", dm);
             free(dm);
         }
@@ -140,9 +140,9 @@ static int run_kernel(Prog *p, const KernelDecl *k, const RunOptions *o)
     RtContext *rt = rt_new(p, &cfg);
     if (!rt) {
         fprintf(stderr, "mapc: cannot start the runtime (%d threads)\n", o->threads);
-        return EXIT_INPUT;
+        return DRV_EXIT_INPUT;
     }
-    int status = EXIT_INPUT;
+    int status = DRV_EXIT_INPUT;
     const TensorDecl *decl[3] = {k->a, k->b, k->c};
     static const int roles[3][2] = {{GEMM_M, GEMM_K}, {GEMM_K, GEMM_N}, {GEMM_M, GEMM_N}};
     RtTensor *t[3] = {0};
@@ -156,7 +156,7 @@ static int run_kernel(Prog *p, const KernelDecl *k, const RunOptions *o)
     }
     if (ok) {
         c0 = h[2];
-        ok = host_alloc(&c0);
+        ok = drv_host_alloc(&c0);
     }
     if (!ok) {
         fprintf(stderr, "mapc: %s\n", rt_error(rt)[0] ? rt_error(rt) : "out of memory");
@@ -164,8 +164,8 @@ static int run_kernel(Prog *p, const KernelDecl *k, const RunOptions *o)
     }
     uint64_t seed = o->seed;
     for (int i = 0; i < 2; i++)
-        host_fill(&h[i], &seed, false);
-    host_fill(&c0, &seed, o->beta == 0.0);
+        drv_host_fill(&h[i], &seed, false);
+    drv_host_fill(&c0, &seed, o->beta == 0.0);
     {
         RtView v[3];
         for (int i = 0; i < 3; i++)
@@ -208,7 +208,7 @@ static int run_kernel(Prog *p, const KernelDecl *k, const RunOptions *o)
     double flops = 2.0 * (double)h[2].rows * (double)h[2].cols * (double)h[0].cols;
     printf("  time: median %.3f ms of %d runs (min %.3f ms), %.1f GFLOP/s\n", med * 1e3, o->reps, times[0] * 1e3,
            med > 0 ? flops / med * 1e-9 : 0.0);
-    CheckResult cr = check_gemm(&h[0], &h[1], &c0, &h[2], o->alpha, o->beta, o->check_all, FULL_CHECK_LIMIT,
+    CheckResult cr = drv_check_gemm(&h[0], &h[1], &c0, &h[2], o->alpha, o->beta, o->check_all, FULL_CHECK_LIMIT,
                                 CHECK_SAMPLES, o->seed ^ 0x5eed);
     if (cr.bound == 0.0)
         printf("  check: %s%llu elements against an exact int64 reference (wrapped to i32): %s\n",
@@ -221,7 +221,7 @@ static int run_kernel(Prog *p, const KernelDecl *k, const RunOptions *o)
     if (!cr.ok)
         printf("  worst element (%llu, %llu): got %.9g, want %.9g\n", (unsigned long long)cr.worst_i,
                (unsigned long long)cr.worst_j, cr.worst_got, cr.worst_want);
-    status = cr.ok ? EXIT_OK : EXIT_INPUT;
+    status = cr.ok ? DRV_EXIT_OK : DRV_EXIT_INPUT;
 done:
     rt_gemm_free(g);
     for (int i = 0; i < 3; i++) {
@@ -250,17 +250,17 @@ int cmd_run(int argc, char **argv)
         uint64_t v;
         char *end;
         if (which >= 0 || strcmp(a, "--threads") == 0 || strcmp(a, "--reps") == 0 || strcmp(a, "--seed") == 0) {
-            if (!has_value || !parse_pos(argv[i + 1], &v))
-                return usage_error("%s needs a decimal number", a);
+            if (!has_value || !drv_parse_pos(argv[i + 1], &v))
+                return drv_usage_error("%s needs a decimal number", a);
             i++;
             if (which >= 0) {
                 if (v == 0)
-                    return usage_error("%s must be at least 1", a);
+                    return drv_usage_error("%s must be at least 1", a);
                 o.size[which] = v;
             } else if (strcmp(a, "--seed") == 0) {
                 o.seed = v;
             } else if (v < 1 || v > 1024) {
-                return usage_error("%s takes 1 to 1024", a);
+                return drv_usage_error("%s takes 1 to 1024", a);
             } else if (strcmp(a, "--threads") == 0) {
                 o.threads = (int)v;
             } else {
@@ -268,35 +268,35 @@ int cmd_run(int argc, char **argv)
             }
         } else if (strcmp(a, "--alpha") == 0 || strcmp(a, "--beta") == 0) {
             if (!has_value)
-                return usage_error("%s needs a number", a);
+                return drv_usage_error("%s needs a number", a);
             double d = strtod(argv[++i], &end);
             if (*end || end == argv[i])
-                return usage_error("%s needs a number", a);
+                return drv_usage_error("%s needs a number", a);
             *(strcmp(a, "--alpha") == 0 ? &o.alpha : &o.beta) = d;
         } else if (strcmp(a, "--isa") == 0) {
             if (!has_value || !target_isa_parse(argv[i + 1], &o.isa))
-                return usage_error("--isa takes avx512, avx2 or portable%s", "");
+                return drv_usage_error("--isa takes avx512, avx2 or portable%s", "");
             if (!target_host_supports(o.isa))
-                return usage_error("--isa %s: the host CPU cannot run these kernels", argv[i + 1]);
+                return drv_usage_error("--isa %s: the host CPU cannot run these kernels", argv[i + 1]);
             i++;
         } else if (strcmp(a, "--check") == 0) {
             if (!has_value || (strcmp(argv[i + 1], "all") != 0 && strcmp(argv[i + 1], "auto") != 0))
-                return usage_error("--check takes all or auto%s", "");
+                return drv_usage_error("--check takes all or auto%s", "");
             o.check_all = strcmp(argv[++i], "all") == 0;
         } else if (a[0] == '-' && a[1]) {
-            return usage_error("unknown option '%s'", a);
+            return drv_usage_error("unknown option '%s'", a);
         } else if (npos < 2) {
             pos[npos++] = a;
         } else {
-            return usage_error("unexpected argument '%s'", a);
+            return drv_usage_error("unexpected argument '%s'", a);
         }
     }
     if (npos != 2)
-        return usage_error("run needs FILE and KERNEL%s", "");
+        return drv_usage_error("run needs FILE and KERNEL%s", "");
     const KernelDecl *k;
     Prog *p = load_kernel(pos[0], pos[1], &o, &k);
     if (!p)
-        return EXIT_INPUT;
+        return DRV_EXIT_INPUT;
     int status = run_kernel(p, k, &o);
     prog_free(p);
     return status;

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-int usage_error(const char *fmt, const char *arg)
+int drv_usage_error(const char *fmt, const char *arg)
 {
     fprintf(stderr, "mapc: ");
     fprintf(stderr, fmt, arg);
     fprintf(stderr, "\nTry 'mapc --help'.\n");
-    return EXIT_USAGE;
+    return DRV_EXIT_USAGE;
 }
 
 static char *read_file(const char *path, size_t *len)
@@ -48,7 +48,7 @@ static char *read_file(const char *path, size_t *len)
     return buf;
 }
 
-void print_diags(const Prog *p, const Diag *from)
+void drv_print_diags(const Prog *p, const Diag *from)
 {
     for (const Diag *d = from ? from : p->diags.head; d; d = d->next) {
         size_t n = diag_format(d, NULL, 0);
@@ -60,12 +60,12 @@ void print_diags(const Prog *p, const Diag *from)
 }
 
 /* Loads a program from a file (or, with is_source, from text); returns NULL after printing why. */
-Prog *load(const char *arg, bool is_source)
+Prog *drv_load(const char *arg, bool is_source)
 {
-    return load_into(prog_new(), arg, is_source);
+    return drv_load_into(prog_new(), arg, is_source);
 }
 
-Prog *load_into(Prog *p, const char *arg, bool is_source)
+Prog *drv_load_into(Prog *p, const char *arg, bool is_source)
 {
     if (!p) {
         fprintf(stderr, "mapc: out of memory\n");
@@ -85,7 +85,7 @@ Prog *load_into(Prog *p, const char *arg, bool is_source)
         free(text);
     }
     if (p->diags.count) {
-        print_diags(p, NULL);
+        drv_print_diags(p, NULL);
         prog_free(p);
         return NULL;
     }
@@ -93,7 +93,7 @@ Prog *load_into(Prog *p, const char *arg, bool is_source)
 }
 
 /* Resolves a NAME argument (type name or inline m![...]); prints diagnostics on failure. */
-const Map *resolve(Prog *p, const char *name)
+const Map *drv_resolve(Prog *p, const char *name)
 {
     int before = p->diags.count;
     const Map *m = prog_parse_map(p, "<command-line>", name);
@@ -102,12 +102,12 @@ const Map *resolve(Prog *p, const char *name)
         for (int i = 0; i < before && d; i++)
             d = d->next;
         if (d)
-            print_diags(p, d);
+            drv_print_diags(p, d);
     }
     return m;
 }
 
-bool parse_pos(const char *s, uint64_t *out)
+bool drv_parse_pos(const char *s, uint64_t *out)
 {
     if (!*s)
         return false;
@@ -120,7 +120,7 @@ bool parse_pos(const char *s, uint64_t *out)
     return true;
 }
 
-char *fmt_cell(const Prog *p, const Cell *c)
+char *drv_fmt_cell(const Prog *p, const Cell *c)
 {
     size_t n = cell_format(p, c, NULL, 0);
     char *s = mem_alloc(n + 1);
@@ -128,21 +128,21 @@ char *fmt_cell(const Prog *p, const Cell *c)
     return s;
 }
 
-int load_named(const char *arg, bool is_source, const char *name, Prog **p, const Map **m)
+int drv_load_named(const char *arg, bool is_source, const char *name, Prog **p, const Map **m)
 {
-    *p = load(arg, is_source);
+    *p = drv_load(arg, is_source);
     if (!*p)
-        return EXIT_INPUT;
-    *m = resolve(*p, name);
+        return DRV_EXIT_INPUT;
+    *m = drv_resolve(*p, name);
     if (!*m) {
         prog_free(*p);
         *p = NULL;
-        return EXIT_INPUT;
+        return DRV_EXIT_INPUT;
     }
-    return EXIT_OK;
+    return DRV_EXIT_OK;
 }
 
-char *fmt_map(const Prog *p, const Map *m)
+char *drv_fmt_map(const Prog *p, const Map *m)
 {
     size_t n = map_format(p, m, NULL, 0);
     char *s = mem_alloc(n + 1);

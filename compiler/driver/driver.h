@@ -9,29 +9,29 @@
 
 #include <stdio.h>
 
-enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
+enum { DRV_EXIT_OK = 0, DRV_EXIT_INPUT = 1, DRV_EXIT_USAGE = 2 };
 
-/* Prints "mapc: <fmt with arg>" and the --help hint to stderr; returns EXIT_USAGE. */
-int usage_error(const char *fmt, const char *arg);
+/* Prints "mapc: <fmt with arg>" and the --help hint to stderr; returns DRV_EXIT_USAGE. */
+int drv_usage_error(const char *fmt, const char *arg);
 /* Prints the program's diagnostics from `from` (NULL: all) to stderr. */
-void print_diags(const Prog *p, const Diag *from);
+void drv_print_diags(const Prog *p, const Diag *from);
 /* Loads and checks a program from a file (or, with is_source, from the text itself);
  * NULL after printing the diagnostics or the I/O error. */
-Prog *load(const char *arg, bool is_source);
+Prog *drv_load(const char *arg, bool is_source);
 /* load into a program made (and perhaps configured, e.g. prog_override_axis) by the caller; p is
  * consumed: freed on failure. */
-Prog *load_into(Prog *p, const char *arg, bool is_source);
+Prog *drv_load_into(Prog *p, const char *arg, bool is_source);
 /* Resolves a NAME argument (a type name or an inline m![...]); NULL after printing why. */
-const Map *resolve(Prog *p, const char *name);
-/* load + resolve: on success *p owns the program and *m is NAME in it (EXIT_OK); otherwise the
- * diagnostics are printed, nothing is left to free, and EXIT_INPUT is returned. */
-int load_named(const char *arg, bool is_source, const char *name, Prog **p, const Map **m);
+const Map *drv_resolve(Prog *p, const char *name);
+/* load + resolve: on success *p owns the program and *m is NAME in it (DRV_EXIT_OK); otherwise the
+ * diagnostics are printed, nothing is left to free, and DRV_EXIT_INPUT is returned. */
+int drv_load_named(const char *arg, bool is_source, const char *name, Prog **p, const Map **m);
 /* The printed form of a mapping as m![...], malloc'ed. */
-char *fmt_map(const Prog *p, const Map *m);
+char *drv_fmt_map(const Prog *p, const Map *m);
 /* Parses a decimal 64-bit number; false if malformed or too large. */
-bool parse_pos(const char *s, uint64_t *out);
+bool drv_parse_pos(const char *s, uint64_t *out);
 /* The printed form of a cell, malloc'ed. */
-char *fmt_cell(const Prog *p, const Cell *c);
+char *drv_fmt_cell(const Prog *p, const Cell *c);
 
 /* The commands: argv holds the arguments after the command name. */
 int cmd_check(int argc, char **argv);

@@ -11,7 +11,7 @@ static const char usage_text[] =
     "usage: mapc COMMAND [ARGS]\n"
     "\n"
     "commands:\n"
-    "  check FILE...                 parse and check; report diagnostics and failed assertions\n"
+    "  check FILE... [--isa ISA]     parse and check; report diagnostics and failed assertions\n"
     "  eval  FILE NAME POS...        print \"POS: CELL\" for each buffer position\n"
     "  eval  -e SOURCE NAME POS...   the same, with the program given as text\n"
     "  table FILE NAME               print the mapping as a grid of cells\n"
@@ -30,9 +30,10 @@ static const char usage_text[] =
 static const struct {
     const char *name, *help;
 } command_help[] = {
-    {"check", "usage: mapc check FILE...\n"
+    {"check", "usage: mapc check FILE... [--isa avx512|avx2|portable]\n"
               "Parses and checks every FILE: static rules, declarations, and the assert statements.\n"
-              "Prints diagnostics to stderr as FILE:LINE:COL: error: MESSAGE; exit 1 if there are any.\n"},
+              "Prints diagnostics to stderr as FILE:LINE:COL: error: MESSAGE; exit 1 if there are any.\n"
+              "Kernel declarations are checked for the ISA that will run them: the host's best, or --isa.\n"},
     {"eval", "usage: mapc eval FILE NAME POS...\n"
              "       mapc eval -e SOURCE NAME POS...\n"
              "Prints \"POS: CELL\" for each decimal buffer position POS, with CELL as {A:1, B:7}, {},\n"
@@ -62,13 +63,14 @@ static const struct {
              "               machine's CPU and features; or an LLVM CPU name such as znver4)\n"
              "  --prefix P   prepend P to every emitted symbol\n"},
     {"run", "usage: mapc run FILE KERNEL [--m M] [--n N] [--k K] [--threads T] [--reps R] [--seed S]\n"
-            "                [--alpha A] [--beta B] [--check all|auto]\n"
+            "                [--alpha A] [--beta B] [--check all|auto] [--isa avx512|avx2|portable]\n"
             "JIT-compiles the GEMM kernel KERNEL of FILE (C <- alpha*A*B + beta*C over its HBM tensors), fills\n"
             "A, B and C with seeded random values (C with NaN when beta is 0), runs it once and compares C\n"
             "with a double-precision reference (relative to the sum of the magnitudes of each element's\n"
             "terms, bound (K + 2) * 2^-24; i8 kernels exactly), then times R more runs (default 5) and prints\n"
             "the median time and GFLOP/s. --m/--n/--k replace the declared sizes of the kernel's axes.\n"
             "Products over 2^31 multiply-adds are checked on 8192 seeded elements unless --check all.\n"
+            "--isa checks and runs the kernel for that ISA (the host must have it; default: the host's best).\n"
             "Exit 1 if the check fails. Defaults: 1 thread, seed 1, alpha 1, beta 0.\n"},
     {"describe", "usage: mapc describe FILE NAME\n"
                  "Prints the mapping NAME as a layout descriptor, strided![...] (with a '// row-major' or\n"
@@ -83,7 +85,7 @@ static int run_guarded(int (*run)(int, char **), int argc, char **argv)
     MemGuard g;
     if (MEM_GUARD(g)) {
         fputs("mapc: out of memory\n", stderr);
-        return EXIT_INPUT;
+        return DRV_EXIT_INPUT;
     }
     int status = run(argc, argv);
     mem_guard_release(&g);
@@ -97,14 +99,14 @@ int main(int argc, char **argv)
         int (*run)(int, char **);
     } commands[] = {{"check", cmd_check}, {"eval", cmd_eval}, {"table", cmd_table}, {"equiv", cmd_equiv}, {"norm", cmd_norm}, {"lower", cmd_lower}, {"describe", cmd_describe}, {"emit", cmd_emit}, {"run", cmd_run}};
     if (argc < 2)
-        return usage_error("no command given%s", "");
+        return drv_usage_error("no command given%s", "");
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         fputs(usage_text, stdout);
-        return EXIT_OK;
+        return DRV_EXIT_OK;
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("mapc %s (LLVM %s)\n", MAPC_VERSION_STRING, cg_llvm_version());
-        return EXIT_OK;
+        return DRV_EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
         if (strcmp(argv[1], commands[i].name) != 0)
@@ -115,9 +117,9 @@ int main(int argc, char **argv)
                 for (size_t h = 0; h < sizeof command_help / sizeof *command_help; h++)
                     if (strcmp(command_help[h].name, commands[i].name) == 0)
                         fputs(command_help[h].help, stdout);
-                return EXIT_OK;
+                return DRV_EXIT_OK;
             }
         return run_guarded(commands[i].run, argc - 2, argv + 2);
     }
-    return usage_error("unknown command '%s'", argv[1]);
+    return drv_usage_error("unknown command '%s'", argv[1]);
 }

@@ -14,14 +14,14 @@ static uint64_t next_random(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-bool host_alloc(HostMat *m)
+bool drv_host_alloc(HostMat *m)
 {
     size_t n = (size_t)(m->rows * m->cols);
     m->data = calloc(n ? n : 1, elem_type_size(m->elem));
     return m->data != NULL;
 }
 
-void host_fill(HostMat *m, uint64_t *seed, bool nan_fill)
+void drv_host_fill(HostMat *m, uint64_t *seed, bool nan_fill)
 {
     uint64_t n = m->rows * m->cols;
     for (uint64_t i = 0; i < n; i++) {
@@ -39,7 +39,7 @@ void host_fill(HostMat *m, uint64_t *seed, bool nan_fill)
     }
 }
 
-double host_get(const HostMat *m, uint64_t i, uint64_t j)
+double drv_host_get(const HostMat *m, uint64_t i, uint64_t j)
 {
     size_t o = (size_t)(i * m->ri + j * m->ci);
     switch (m->elem) {
@@ -59,22 +59,22 @@ static void check_one(const HostMat *a, const HostMat *b, const HostMat *c0, con
                       double beta, uint64_t i, uint64_t j, CheckResult *r)
 {
     uint64_t k = a->cols;
-    double got = host_get(c, i, j), want, err;
+    double got = drv_host_get(c, i, j), want, err;
     if (c->elem == ELEM_I32) {
         int64_t acc = 0;
         for (uint64_t p = 0; p < k; p++)
-            acc += (int64_t)host_get(a, i, p) * (int64_t)host_get(b, p, j);
-        uint64_t w = (uint64_t)(int64_t)alpha * (uint64_t)acc + (uint64_t)(int64_t)beta * (uint64_t)(int64_t)host_get(c0, i, j);
+            acc += (int64_t)drv_host_get(a, i, p) * (int64_t)drv_host_get(b, p, j);
+        uint64_t w = (uint64_t)(int64_t)alpha * (uint64_t)acc + (uint64_t)(int64_t)beta * (uint64_t)(int64_t)drv_host_get(c0, i, j);
         want = (double)(int32_t)(uint32_t)w;
         err = got == want ? 0.0 : INFINITY;
     } else {
         double acc = 0, mag = 0;
         for (uint64_t p = 0; p < k; p++) {
-            double t = host_get(a, i, p) * host_get(b, p, j);
+            double t = drv_host_get(a, i, p) * drv_host_get(b, p, j);
             acc += t;
             mag += fabs(t);
         }
-        double cterm = beta == 0.0 ? 0.0 : beta * host_get(c0, i, j);
+        double cterm = beta == 0.0 ? 0.0 : beta * drv_host_get(c0, i, j);
         want = alpha * acc + cterm;
         double s = fabs(alpha) * mag + fabs(cterm);
         err = fabs(got - want) / (s > 0 ? s : 1.0);
@@ -91,7 +91,7 @@ static void check_one(const HostMat *a, const HostMat *b, const HostMat *c0, con
     }
 }
 
-CheckResult check_gemm(const HostMat *a, const HostMat *b, const HostMat *c0, const HostMat *c, double alpha,
+CheckResult drv_check_gemm(const HostMat *a, const HostMat *b, const HostMat *c0, const HostMat *c, double alpha,
                        double beta, bool all, uint64_t full_limit, uint64_t samples, uint64_t seed)
 {
     CheckResult r = {0};

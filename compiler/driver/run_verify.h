@@ -17,13 +17,13 @@ typedef struct HostMat {
 } HostMat;
 
 /* Allocates m->data for m's shape (rows*cols elements, zeroed); false if out of memory. */
-bool host_alloc(HostMat *m);
+bool drv_host_alloc(HostMat *m);
 /* Fills m with seeded values: f32 uniform in [-1, 1), bf16 and f16 the same rounded to the type,
  * i8 uniform over [-128, 127], i32 uniform over [-1000, 1000]; nan_fill puts NaN in every f32
  * element instead (a C whose beta is 0 must be ignored). */
-void host_fill(HostMat *m, uint64_t *seed, bool nan_fill);
+void drv_host_fill(HostMat *m, uint64_t *seed, bool nan_fill);
 /* Element (i, j) as a double. */
-double host_get(const HostMat *m, uint64_t i, uint64_t j);
+double drv_host_get(const HostMat *m, uint64_t i, uint64_t j);
 
 /* The result of checking C against alpha*A*B + beta*C0 computed in double (int64 wrapped to 32 bits
  * for i8 kernels). For floating types the error of an element is |c - ref| / s with s the sum of the
@@ -40,7 +40,7 @@ typedef struct CheckResult {
 } CheckResult;
 
 /* Compares every element of c when m*n*k <= full_limit (or all is set), else `samples` seeded elements. */
-CheckResult check_gemm(const HostMat *a, const HostMat *b, const HostMat *c0, const HostMat *c, double alpha,
+CheckResult drv_check_gemm(const HostMat *a, const HostMat *b, const HostMat *c0, const HostMat *c, double alpha,
                        double beta, bool all, uint64_t full_limit, uint64_t samples, uint64_t seed);
 
 #endif
