@@ -34,6 +34,8 @@
 %token KW_TILED KW_STRIDED HEX.
 /* GEMM kernels (SPEC §6). */
 %token KW_KERNEL.
+/* A lone index literal (prog_parse_index). */
+%token INDEX_START.
 
 %type mapping {const Map *}
 %type mapref {const Map *}
@@ -49,6 +51,7 @@
 
 input ::= stmts.
 input ::= EXPR_START mapref(E). { ps->expr = E; ps->expr_ok = E != NULL; }
+input ::= INDEX_START cellv(C). { ps->index = C; }
 
 stmts ::= .
 stmts ::= stmts stmt.
@@ -74,7 +77,11 @@ stmt ::= KW_COPY(C) IDENT(N) COLON mapref(S) ARROW mapref(D) KW_AS IDENT(T) SEMI
 
 /* A tensor in a memory: "tensor H: HbmTensor<bf16, m![1], m![A, B]>;" (SPEC §5). */
 %type tmaps {MapList *}
-stmt ::= KW_TENSOR(K) IDENT(N) COLON IDENT(T) LT IDENT(E) COMMA tmaps(L) GT SEMI. { sema_tensor(ps, K.loc, N, T, E, L); }
+stmt ::= KW_TENSOR(K) IDENT(N) COLON IDENT(T) LT IDENT(E) COMMA tmaps(L) GT SEMI. { sema_tensor(ps, K.loc, N, NULL, T, E, L); }
+/* With its axes named, "tensor A[I, K]: DmTensor<...>;": digits of other axes replicate it. */
+stmt ::= KW_TENSOR(K) IDENT(N) LBRACK kitems(X) RBRACK COLON IDENT(T) LT IDENT(E) COMMA tmaps(L) GT SEMI. {
+    sema_tensor(ps, K.loc, N, X, T, E, L);
+}
 tmaps(R) ::= mapref(M). { R = sema_list_add(ps, NULL, M, 0, (Loc){0}); }
 tmaps(R) ::= tmaps(L) COMMA mapref(M). { R = sema_list_add(ps, L, M, 0, (Loc){0}); }
 

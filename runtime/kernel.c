@@ -1,5 +1,5 @@
 /* kernel.c — JIT-compiled relayout kernels for moves, made on first use and cached by the printed
- * form of (element type, destination mapping, source mapping), so equal tiles share one kernel. */
+ * form of (element type, units or not, destination mapping, source mapping), so equal tiles share one. */
 #include "codegen/codegen.h"
 #include "rt_impl.h"
 
@@ -11,30 +11,32 @@
 struct RtKernel {
     char *key;
     JitModule *jit;     /* owned */
-    RtCopyFn fn;        /* NULL: this pair cannot be compiled (remembered, so it is not retried) */
+    RtMoveFn fn;        /* NULL: this pair cannot be compiled (remembered, so it is not retried) */
     struct RtKernel *next;
 };
 
-/* "elem|dst|src", malloc'ed. */
-static char *kernel_key(const Prog *p, const Map *dst, const Map *src, ElemType elem)
+/* "elem|u|dst|src" ('u' for a move of one unit, '-' for the whole destination), malloc'ed. */
+static char *kernel_key(const Prog *p, const Map *dst, const Map *src, bool units, ElemType elem)
 {
     size_t nd = map_format(p, dst, NULL, 0), ns = map_format(p, src, NULL, 0);
     const char *en = elem_type_name(elem);
     size_t ne = strlen(en);
-    char *k = malloc(ne + nd + ns + 3);
+    char *k = malloc(ne + nd + ns + 5);
     if (!k)
         return NULL;
     memcpy(k, en, ne);
     k[ne] = '|';
-    map_format(p, dst, k + ne + 1, nd + 1);
-    k[ne + 1 + nd] = '|';
-    map_format(p, src, k + ne + nd + 2, ns + 1);
+    k[ne + 1] = units ? 'u' : '-';
+    k[ne + 2] = '|';
+    map_format(p, dst, k + ne + 3, nd + 1);
+    k[ne + 3 + nd] = '|';
+    map_format(p, src, k + ne + nd + 4, ns + 1);
     return k;
 }
 
 /* Compiles the copy kernel dst <- src into its own JIT; NULL with rt_error set (out of memory), else an
  * entry whose fn is NULL when the kernel cannot be compiled (rt_error says why). */
-static RtKernel *compile(RtContext *rt, const Map *dst, const Map *src, ElemType elem, char *key)
+static RtKernel *compile(RtContext *rt, const Map *dst, const Map *src, const Map *units, ElemType elem, char *key)
 {
     RtKernel *k = calloc(1, sizeof *k);
     if (!k) {
@@ -46,11 +48,11 @@ static RtKernel *compile(RtContext *rt, const Map *dst, const Map *src, ElemType
     Arena scratch = {0};
     Diags d;
     diags_init(&d, &scratch);
-    Copy c = {.name = "mapc_move", .src = src, .dst = dst, .elem = elem};
+    Copy c = {.name = "mapc_move", .src = src, .dst = dst, .elem = elem, .units = units, .move = true};
     k->jit = jit_copy_kernel(rt->prog, &c, 2, &d);
     if (!k->jit)
         rt_fail(rt, "cannot compile the move: %s", d.head ? d.head->msg : "?");
-    else if (!(k->fn = (RtCopyFn)(uintptr_t)jit_module_lookup(k->jit, "mapc_move")))
+    else if (!(k->fn = (RtMoveFn)(uintptr_t)jit_module_lookup(k->jit, "mapc_move")))
         rt_fail(rt, "the compiled move has no entry point");
     else
         rt->stats.kernels_compiled++;
@@ -58,9 +60,9 @@ static RtKernel *compile(RtContext *rt, const Map *dst, const Map *src, ElemType
     return k;
 }
 
-RtCopyFn rt_kernel(RtContext *rt, const Map *dst, const Map *src, ElemType elem)
+RtMoveFn rt_kernel(RtContext *rt, const Map *dst, const Map *src, const Map *units, ElemType elem)
 {
-    char *key = kernel_key(rt->prog, dst, src, elem);
+    char *key = kernel_key(rt->prog, dst, src, units != NULL, elem);
     if (!key) {
         rt_fail(rt, "out of memory");
         return NULL;
@@ -72,7 +74,7 @@ RtCopyFn rt_kernel(RtContext *rt, const Map *dst, const Map *src, ElemType elem)
                 rt_fail(rt, "this move could not be compiled earlier");
             return k->fn;
         }
-    RtKernel *k = compile(rt, dst, src, elem, key);
+    RtKernel *k = compile(rt, dst, src, units, elem, key);
     if (!k)
         return NULL;
     k->next = rt->kernels;

@@ -1,10 +1,21 @@
-/* move.c — executing moves: host transfers and DMA between views, run by plans on the thread pool. */
+/* move.c — executing moves: host transfers and DMA between views of any two distributions, through
+ * JIT-compiled kernels run one destination unit per task on the pool (checked plans as the fallback). */
+#include "algebra/algebra.h"
 #include "rt_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define U(x) ((unsigned long long)(x))
+
+/* A destination that is not split over units is still moved in parts by its outermost digit when each
+ * part has at least this many elements (a task's work must outweigh waking a thread) ... */
+#define RT_PART_MIN_ELEMS 4096
+/* ... and is moved whole when its outermost part has more values than this (the per-part terms are
+ * computed up front). */
+#define RT_MAX_PARTS 65536
+/* Tasks per thread when units are many: enough to even out units of unequal cost. */
+#define RT_TASKS_PER_THREAD 4
 
 /* The dense row-major mapping m![X1, ..., Xk] of t's logical tensor (its axes in declaration order). */
 static const Map *host_map(RtContext *rt, RtTensor *t)
@@ -17,9 +28,8 @@ static const Map *host_map(RtContext *rt, RtTensor *t)
     int n = rt_tensor_axes(t, axes);
     MapWhy why;
     const Map *m = NULL;
-    if (n == 0) {
+    if (n == 0)
         m = map_make_bcast(&rt->prog->arena, 1, t->flat->loc, why);
-    }
     for (int i = n - 1; i >= 0; i--) {
         const Map *s = map_make_sym(&rt->prog->arena, axes[i], rt->prog->axes[axes[i]].size, t->flat->loc, why);
         m = s && m ? map_make_pair(&rt->prog->arena, s, m, t->flat->loc, why) : s;
@@ -31,6 +41,18 @@ static const Map *host_map(RtContext *rt, RtTensor *t)
         rt_fail(rt, "the host array of this tensor cannot be described: %s", why);
     return t->host = m;
 }
+
+/* The element offset in t's dense host array of the index off (naxes entries; 0 off the tensor's axes). */
+static uint64_t host_offset(RtContext *rt, const RtTensor *t, const uint64_t *off)
+{
+    uint64_t pos = 0;
+    for (int a = 0; a < rt->prog->naxes; a++)
+        if (t->axes[a])
+            pos = pos * rt->prog->axes[a].size + off[a];
+    return pos;
+}
+
+/* ---- plans (the interpreter's moves: checked, slow) ---- */
 
 typedef struct Exec {
     const Plan *plan;
@@ -47,21 +69,10 @@ static void exec_task(void *arg, int task)
     for (size_t i = x->bounds[task]; i < x->bounds[task + 1]; i++) {
         const Run *r = &x->plan->runs[i];
         unsigned char *d = x->dst + r->dst * es;
-        if (r->src == RUN_ZERO) {
+        if (r->src == RUN_ZERO)
             memset(d, 0, r->len * es);
-            continue;
-        }
-        const unsigned char *s = x->src + r->src * es;
-        if (r->len == 1) {
-            switch (es) {
-            case 1: *d = *s; break;
-            case 2: memcpy(d, s, 2); break;
-            case 4: memcpy(d, s, 4); break;
-            default: memcpy(d, s, es); break;
-            }
-        } else {
-            memcpy(d, s, r->len * es);
-        }
+        else
+            memcpy(d, x->src + r->src * es, r->len * es);
     }
 }
 
@@ -72,7 +83,7 @@ static int execute(RtContext *rt, const Plan *plan, void *dst, const void *src, 
 {
     if (!plan->nruns)
         return 0;
-    int ntasks = rt->threads == 1 ? 1 : 4 * rt->threads;
+    int ntasks = rt->threads == 1 ? 1 : RT_TASKS_PER_THREAD * rt->threads;
     if ((size_t)ntasks > plan->nruns)
         ntasks = (int)plan->nruns;
     size_t *bounds = calloc((size_t)ntasks + 1, sizeof *bounds);
@@ -109,6 +120,117 @@ static int check_extent(RtContext *rt, const Plan *p, uint64_t dst_off, uint64_t
     return 0;
 }
 
+/* ---- kernels, one destination unit per task ---- */
+
+typedef struct Parts {
+    RtMoveFn fn;
+    unsigned char *dst;
+    const unsigned char *src;
+    uint64_t step;          /* bytes of one unit's part of the destination */
+    uint64_t nunits;
+    int nterms;
+    const int64_t *terms;   /* per unit: its units' term values */
+    const signed char *kind;/* per unit: CELL_LIVE, CELL_PAD_ZERO, or -1 (left alone) */
+    int ntasks;
+} Parts;
+
+static void parts_task(void *arg, int task)
+{
+    const Parts *p = arg;
+    uint64_t lo = p->nunits * (uint64_t)task / (uint64_t)p->ntasks;
+    uint64_t hi = p->nunits * (uint64_t)(task + 1) / (uint64_t)p->ntasks;
+    for (uint64_t u = lo; u < hi; u++) {
+        if (p->kind[u] == CELL_LIVE)
+            p->fn(p->dst + u * p->step, p->src, p->terms + u * (uint64_t)p->nterms);
+        else if (p->kind[u] == CELL_PAD_ZERO)
+            memset(p->dst + u * p->step, 0, p->step);
+    }
+}
+
+/* The number of term nodes of m (digits: symbols and / % chains). */
+static int term_count(const Map *m)
+{
+    switch (m->kind) {
+    case MAP_SYM: case MAP_STRIDE: case MAP_MOD: return 1;
+    case MAP_BCAST: return 0;
+    case MAP_RESIZE: case MAP_PAD: return term_count(m->l);
+    case MAP_PAIR: return term_count(m->l) + term_count(m->r);
+    }
+    return 0;
+}
+
+/* Moves the source mapping s (at src) into the destination mapping d (at dst) through a JIT kernel:
+ * when d is pair(UNITS, part) — the view's units (units set) or, for a destination of one unit, its
+ * outermost digit when the parts are large — one kernel parametrized by the unit moves each unit's part,
+ * a task per unit (or per range of units) on the pool; a unit that is padding is zeroed (pad(zero)) or
+ * left. Returns 0, -1 with rt_error set, or 1 when no kernel applies (the caller moves by plan). */
+static int jit_move(RtContext *rt, const Map *d, bool units, const Map *s, ElemType elem, unsigned char *dst,
+                    const unsigned char *src)
+{
+    if (!cover_proved(rt->prog, s, d))
+        return 1;
+    bool split = d->kind == MAP_PAIR && d->l->size <= RT_MAX_PARTS &&
+                 (units || (rt->threads > 1 && d->r->size >= RT_PART_MIN_ELEMS));
+    char saved[sizeof rt->error];
+    memcpy(saved, rt->error, sizeof saved);
+    RtMoveFn fn = split ? rt_kernel(rt, d, s, d->l, elem) : NULL;
+    if (!fn) {
+        split = false;
+        fn = rt_kernel(rt, d, s, NULL, elem);
+    }
+    if (!fn) {
+        memcpy(rt->error, saved, sizeof saved); /* the plan decides, and says why if it cannot */
+        return 1;
+    }
+    if (!split) {
+        fn(dst, src, NULL);
+        return 0;
+    }
+    const Map *um = d->l;
+    uint64_t n = um->size;
+    int nt = 0;
+    int64_t *terms = NULL;
+    signed char *kind = malloc(n);
+    Cell c = {.coord = calloc((size_t)rt->prog->naxes + 1, sizeof(uint64_t))};
+    int cap = term_count(um) + 1;
+    uint64_t *vals = calloc((size_t)cap, sizeof *vals);
+    bool ok = kind && c.coord && vals;
+    for (uint64_t u = 0; u < n && ok; u++) {
+        ok = eval_cell(rt->ev, um, u, &c) == EVAL_OK;
+        kind[u] = ok && (c.kind == CELL_LIVE || c.kind == CELL_PAD_ZERO) ? (signed char)c.kind : -1;
+        if (!ok || c.kind != CELL_LIVE)
+            continue;
+        int k = eval_terms(um, u, vals, cap);
+        if (!terms) {
+            nt = k;
+            terms = calloc(n * (uint64_t)(k > 0 ? k : 1), sizeof *terms);
+        }
+        ok = terms && k == nt;
+        for (int i = 0; ok && i < k; i++)
+            terms[u * (uint64_t)nt + (uint64_t)i] = (int64_t)vals[i];
+    }
+    int r = 0;
+    if (!ok) {
+        r = rt_fail(rt, "cannot enumerate the units of the move: %s", eval_error(rt->ev));
+    } else {
+        int64_t none = 0;
+        Parts p = {.fn = fn, .dst = dst, .src = src, .step = d->r->size * elem_type_size(elem), .nunits = n,
+                   .nterms = nt, .terms = terms ? terms : &none, .kind = kind};
+        uint64_t most = (uint64_t)RT_TASKS_PER_THREAD * (uint64_t)rt->threads;
+        p.ntasks = (int)(n < most ? n : rt->threads == 1 ? 1 : most);
+        rt_pool_run(rt->pool, p.ntasks, parts_task, &p);
+    }
+    free(kind);
+    free(terms);
+    free(c.coord);
+    free(vals);
+    return r;
+}
+
+/* ---- host transfers and DMA ---- */
+
+RtStats rt_stats(const RtContext *rt) { return rt->stats; }
+
 static int check_views(RtContext *rt, const RtView *a, const RtView *b)
 {
     if (!a || !b || !a->tensor || !b->tensor || !a->map || !b->map)
@@ -118,98 +240,81 @@ static int check_views(RtContext *rt, const RtView *a, const RtView *b)
     return 0;
 }
 
+/* Whether v is its tensor's whole layout at its origin. */
+static bool whole_view(const RtView *v)
+{
+    return v->map == v->tensor->flat && v->pos_offset == 0 && v->index_offset == v->tensor->zero_offset;
+}
+
 int rt_from_host(RtContext *rt, const RtView *dst, const void *host)
 {
     if (check_views(rt, dst, dst) != 0 || !host)
         return rt_fail(rt, "a view or the host array is missing");
     if (!dst->writable)
         return rt_fail(rt, "the destination is a read view; make a write view to fill it");
-    const Map *h = host_map(rt, dst->tensor);
-    if (!h)
+    RtTensor *t = dst->tensor;
+    const Map *h = host_map(rt, t), *d = h ? rt_logical(rt, dst->map, t->axes) : NULL;
+    if (!d)
         return -1;
+    size_t es = elem_type_size(t->elem);
+    unsigned char *base = (unsigned char *)t->data + dst->pos_offset * es;
+    /* the view's indices are relative to index_offset: the host array read from there on */
+    const unsigned char *from = (const unsigned char *)host + host_offset(rt, t, dst->index_offset) * es;
+    rt->stats.host_moves++;
+    int r = jit_move(rt, d, rt_view_has_units(dst), h, t->elem, base, from);
+    if (r <= 0)
+        return r;
     int naxes = rt->prog->naxes;
     int64_t *delta = calloc((size_t)naxes + 1, sizeof *delta);
+    if (!delta)
+        return rt_fail(rt, "out of memory");
     for (int a = 0; a < naxes; a++)
         delta[a] = (int64_t)dst->index_offset[a];
-    const Plan *p = rt_plan(rt, dst->map, h, delta, false);
+    const Plan *p = rt_plan(rt, d, h, delta, false);
     free(delta);
-    if (!p || check_extent(rt, p, dst->pos_offset, dst->tensor->elems, 0, h->size) != 0)
+    if (!p || check_extent(rt, p, dst->pos_offset, t->elems, 0, h->size) != 0)
         return -1;
-    size_t es = elem_type_size(dst->tensor->elem);
-    return execute(rt, p, (unsigned char *)dst->tensor->data + dst->pos_offset * es, host, es);
+    return execute(rt, p, base, host, es);
 }
 
 int rt_to_host(RtContext *rt, const RtView *src, void *host)
 {
     if (check_views(rt, src, src) != 0 || !host)
         return rt_fail(rt, "a view or the host array is missing");
-    const Map *h = host_map(rt, src->tensor);
-    if (!h)
+    RtTensor *t = src->tensor;
+    const Map *h = host_map(rt, t), *s = h ? rt_logical(rt, src->map, t->axes) : NULL;
+    if (!s)
         return -1;
+    size_t es = elem_type_size(t->elem);
+    const unsigned char *base = (const unsigned char *)t->data + src->pos_offset * es;
+    rt->stats.host_moves++;
+    if (whole_view(src)) { /* every index is held (SPEC §5): the kernel reads one replica of each */
+        int r = jit_move(rt, h, false, s, t->elem, host, base);
+        if (r <= 0)
+            return r;
+    }
     int naxes = rt->prog->naxes;
     int64_t *delta = calloc((size_t)naxes + 1, sizeof *delta);
+    if (!delta)
+        return rt_fail(rt, "out of memory");
     for (int a = 0; a < naxes; a++)
         delta[a] = -(int64_t)src->index_offset[a];
-    const Plan *p = rt_plan(rt, h, src->map, delta, true);
+    const Plan *p = rt_plan(rt, h, s, delta, true);
     free(delta);
-    if (!p || check_extent(rt, p, 0, h->size, src->pos_offset, src->tensor->elems) != 0)
+    if (!p || check_extent(rt, p, 0, h->size, src->pos_offset, t->elems) != 0)
         return -1;
-    size_t es = elem_type_size(src->tensor->elem);
-    return execute(rt, p, host, (const unsigned char *)src->tensor->data + src->pos_offset * es, es);
+    return execute(rt, p, host, base, es);
 }
 
-typedef struct Parts {
-    RtCopyFn fn;
-    unsigned char *dst;
-    const unsigned char *src;
-    uint64_t dstep, sstep;  /* bytes between consecutive parts */
-    int nparts, ntasks;
-} Parts;
-
-static void parts_task(void *arg, int task)
+/* Whether the two tensors have the same axes (one logical tensor, whatever its distributions); an axis of
+ * size 1 has the one coordinate 0 whether a layout names it or not. */
+static bool same_axes(const RtContext *rt, const RtTensor *a, const RtTensor *b)
 {
-    const Parts *p = arg;
-    int lo = (int)((int64_t)p->nparts * task / p->ntasks), hi = (int)((int64_t)p->nparts * (task + 1) / p->ntasks);
-    for (int i = lo; i < hi; i++)
-        p->fn(p->dst + (uint64_t)i * p->dstep, p->src + (uint64_t)i * p->sstep);
+    for (int i = 0; i < rt->prog->naxes; i++)
+        if (a->axes[i] != b->axes[i] && rt->prog->axes[i].size > 1)
+            return false;
+    return true;
 }
-
-/* The move through a JIT-compiled kernel. With several threads, a destination whose outermost
- * digit X (the slices, say) also stands in the source is moved as |X| parts by one kernel for a
- * part, spread over the pool. Returns 1 if it did not apply (the caller moves by plan), 0 or -1. */
-static int dma_jit(RtContext *rt, const RtView *dst, const RtView *src, size_t es)
-{
-    const Map *dm = dst->map, *sm = src->map;
-    Parts p = {.nparts = 1, .ntasks = 1};
-    if (!cover_proved(rt->prog, sm, dm))
-        return 1;
-    if (rt->threads > 1 && dm->kind == MAP_PAIR && dm->l->size > 1 &&
-        (dm->l->kind == MAP_SYM || dm->l->kind == MAP_STRIDE || dm->l->kind == MAP_MOD)) {
-        char saved[sizeof rt->error];
-        memcpy(saved, rt->error, sizeof saved);
-        uint64_t bufstride;
-        const Map *part = rt_tile_map(rt, sm, dm->l, 1, PAD_TOP, &bufstride);
-        if (part && cover_proved(rt->prog, part, dm->r)) {
-            p.nparts = (int)(dm->l->size < 1u << 30 ? dm->l->size : 1u << 30);
-            p.dstep = dm->r->size * es;
-            p.sstep = bufstride * es;
-            p.ntasks = p.nparts < rt->threads ? p.nparts : rt->threads;
-            dm = dm->r;
-            sm = part;
-        }
-        memcpy(rt->error, saved, sizeof saved);
-    }
-    p.fn = rt_kernel(rt, dm, sm, dst->tensor->elem);
-    if (!p.fn)
-        return 1;
-    p.dst = (unsigned char *)dst->tensor->data + dst->pos_offset * es;
-    p.src = (const unsigned char *)src->tensor->data + src->pos_offset * es;
-    rt_pool_run(rt->pool, p.ntasks, parts_task, &p);
-    rt->stats.jit_moves++;
-    return 0;
-}
-
-RtStats rt_stats(const RtContext *rt) { return rt->stats; }
 
 int rt_dma(RtContext *rt, const RtView *dst, const RtView *src)
 {
@@ -221,24 +326,33 @@ int rt_dma(RtContext *rt, const RtView *dst, const RtView *src)
     if (dt->elem != st->elem)
         return rt_fail(rt, "DMA between %s and %s tensors; both must hold the same element type", elem_type_name(st->elem),
                        elem_type_name(dt->elem));
+    if (!same_axes(rt, dt, st))
+        return rt_fail(rt, "DMA between tensors of different axes; both views must hold one logical tensor");
     size_t es = elem_type_size(dt->elem);
     if ((dt->mem == MEM_DM) != (st->mem == MEM_DM) && dt->mem != MEM_HOST && st->mem != MEM_HOST) {
         if ((dst->pos_offset * es) % 8 || (src->pos_offset * es) % 8)
             return rt_fail(rt, "HBM<->DM DMA needs 8-byte aligned addresses: the views start at bytes %llu and %llu",
                            U(src->pos_offset * es), U(dst->pos_offset * es));
     }
-    int naxes = rt->prog->naxes;
+    const Map *d = rt_logical(rt, dst->map, dt->axes), *s = d ? rt_logical(rt, src->map, st->axes) : NULL;
+    if (!s)
+        return -1;
+    unsigned char *dbase = (unsigned char *)dt->data + dst->pos_offset * es;
+    const unsigned char *sbase = (const unsigned char *)st->data + src->pos_offset * es;
     if (dt->data != st->data) { /* within one buffer, the plan checks the exact ranges for overlap */
-        int jit = dma_jit(rt, dst, src, es);
-        if (jit <= 0)
+        int jit = jit_move(rt, d, rt_view_has_units(dst), s, dt->elem, dbase, sbase);
+        if (jit <= 0) {
+            rt->stats.jit_moves += jit == 0;
             return jit;
+        }
     }
-    int64_t *delta = calloc((size_t)naxes + 1, sizeof *delta);
-    const Plan *p = rt_plan(rt, dst->map, src->map, delta, false);
+    int64_t *delta = calloc((size_t)rt->prog->naxes + 1, sizeof *delta);
+    if (!delta)
+        return rt_fail(rt, "out of memory");
+    const Plan *p = rt_plan(rt, d, s, delta, false);
     free(delta);
     if (!p || check_extent(rt, p, dst->pos_offset, dt->elems, src->pos_offset, st->elems) != 0)
         return -1;
-    rt->stats.plan_moves++;
     if (dt->data == st->data) {
         /* the same buffer: the byte ranges touched must not overlap */
         uint64_t d0 = dst->pos_offset, d1 = dst->pos_offset + p->dst_end;
@@ -247,6 +361,6 @@ int rt_dma(RtContext *rt, const RtView *dst, const RtView *src)
             return rt_fail(rt, "DMA within one buffer between overlapping ranges [%llu, %llu) and [%llu, %llu)", U(s0),
                            U(s1), U(d0), U(d1));
     }
-    return execute(rt, p, (unsigned char *)dt->data + dst->pos_offset * es,
-                   (const unsigned char *)st->data + src->pos_offset * es, es);
+    rt->stats.plan_moves++;
+    return execute(rt, p, dbase, sbase, es);
 }

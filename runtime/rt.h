@@ -41,33 +41,45 @@ Prog *rt_prog(const RtContext *rt);
 typedef struct RtTensor RtTensor;
 
 /* Creates a zero-filled tensor. maps are, by memory: MEM_HOST {Element}; MEM_HBM {Chip, Element};
- * MEM_DM {Chip, Cluster, Slice, Element}. The element at spatial coordinates and element position
- * holds the tensor at the sum of the mappings' partial indices, so the buffer is laid out as the flat
- * mapping m![Chip, ..., Element]; the mappings must use disjoint axes. Capacities are checked
- * (DM: Cluster <= dm_max_clusters, Slice one of dm_slices, |Element| * size <= dm_slice_bytes).
- * Returns NULL with rt_error set. The buffer is 64-byte aligned; free with rt_tensor_free. */
+ * MEM_DM {Chip, Cluster, Slice, Element}. Together they form the tensor's layout
+ * m![{Chip}, {Cluster}, {Slice}, {Element}] (tensor_layout): unit (chip c, cluster l, slice s) holds at
+ * element position p the cell of the layout at ((c*|Cluster| + l)*|Slice| + s)*|Element| + p, so the
+ * partial indices of the mappings add and an axis may be split across them. The tensor's axes are the
+ * axes its layout uses; rt_tensor_new_axes names them instead (axes: naxes flags), and digits of other
+ * axes then replicate it. The rules of SPEC §5 are checked under the context's limits (tensor_check:
+ * capacities, no overlap, every index held). Each unit has a buffer of |Element| elements; they are
+ * consecutive in one 64-byte aligned, zero-filled allocation. NULL with rt_error set. */
 RtTensor *rt_tensor_new(RtContext *rt, MemKind mem, ElemType elem, const Map *const *maps, int nmaps);
+RtTensor *rt_tensor_new_axes(RtContext *rt, MemKind mem, ElemType elem, const Map *const *maps, int nmaps,
+                             const bool *axes);
 /* Creates the tensor a `tensor NAME: ...;` declaration of the program describes (checked again
  * against the context's limits). NULL with rt_error set if there is no such tensor. */
 RtTensor *rt_tensor_declared(RtContext *rt, const char *name);
 void rt_tensor_free(RtTensor *t);
-void *rt_tensor_data(const RtTensor *t);
-uint64_t rt_tensor_elems(const RtTensor *t);     /* buffer positions */
+void *rt_tensor_data(const RtTensor *t);        /* every unit's buffer, in unit order */
+uint64_t rt_tensor_elems(const RtTensor *t);     /* positions of the layout: units x |Element| */
 ElemType rt_tensor_elem(const RtTensor *t);
-const Map *rt_tensor_map(const RtTensor *t);     /* the flat mapping */
+MemKind rt_tensor_mem(const RtTensor *t);
+const Map *rt_tensor_map(const RtTensor *t);     /* the layout */
+/* The tensor's units (chips x clusters x slices of |Element| positions each) and the buffer of one unit,
+ * NULL when a coordinate is out of range. */
+TensorUnits rt_tensor_units(const RtTensor *t);
+void *rt_tensor_unit(const RtTensor *t, uint64_t chip, uint64_t cluster, uint64_t slice);
 
-/* The logical tensor: the axes the tensor's mappings use, in declaration order. Returns their count
- * and fills axes (at most prog->naxes entries). The dense host array of the tensor is row-major over
- * these axes with their declared sizes. */
+/* The logical tensor: its axes, in declaration order. Returns their count and fills axes (at most
+ * prog->naxes entries). The dense host array of the tensor is row-major over these axes with their
+ * declared sizes. */
 int rt_tensor_axes(const RtTensor *t, int *axes);
 
 /* ---- Views and tiles ---- */
 
-/* A view: a mapping over the tensor's buffer starting at element pos_offset; its indices are relative
- * to index_offset (one entry per axis of the program) in the tensor's index space. */
+/* A view: the tensor's mappings (some tiled) over its buffers, starting at element pos_offset of the
+ * layout; its indices are relative to index_offset (one entry per axis of the program) in the tensor's
+ * index space. */
 typedef struct RtView {
     RtTensor *tensor;
-    const Map *map;
+    const Map *map;                 /* the view's layout, tensor_layout(dims) */
+    const Map *dims[4];             /* the view's Chip, Cluster, Slice and Element mappings, as the tensor's */
     uint64_t pos_offset;
     const uint64_t *index_offset;   /* owned by the context */
     bool writable;                  /* a write view: bottom padding outside the tile */
@@ -85,23 +97,37 @@ RtView rt_view(RtTensor *t, bool writable);
 int rt_tile(RtContext *rt, const RtView *v, const Map *index, uint64_t len, uint64_t start, const Map *expect,
             RtView *out);
 
+/* chip_tile, cluster_tile and slice_tile of SPEC §5: rt_tile applied to the view's Chip (dim 0),
+ * Cluster (1) or Slice (2) mapping only (a DM tensor has all three, an HBM tensor only Chip): the units
+ * holding LEN values of the digit index from start, as a view. expect, if given, must be equivalent to
+ * the tiled unit mapping. Errors as rt_tile's, and a digit that is not in that mapping. */
+int rt_unit_tile(RtContext *rt, const RtView *v, int dim, const Map *index, uint64_t len, uint64_t start,
+                 const Map *expect, RtView *out);
+
 /* ---- Moves ---- */
 
 /* What the moves of a context ran on: JIT-compiled kernels (and how many were compiled), or plans
  * interpreted element run by element run (moves whose coverage needs the interpreter to check). */
 typedef struct RtStats {
-    uint64_t jit_moves, plan_moves, kernels_compiled;
+    uint64_t jit_moves, plan_moves;     /* DMAs by kernel, by plan */
+    uint64_t host_moves;                /* host transfers (by kernel when they can be, else by plan) */
+    uint64_t kernels_compiled;          /* kernels of DMAs and host transfers */
 } RtStats;
 RtStats rt_stats(const RtContext *rt);
 
 /* Writes a dense row-major host array of the logical tensor into the view: every live cell gets its
- * element, pad(zero) cells get 0, pad(top) cells are left, pad(bottom) cells are never touched. */
+ * element (every replica: each unit holding an index gets it), pad(zero) cells get 0, pad(top) cells are
+ * left, pad(bottom) cells are never touched. */
 int rt_from_host(RtContext *rt, const RtView *dst, const void *host);
-/* Reads the view back into a dense row-major host array (indices the view does not hold are left). */
+/* Reads the view back into a dense row-major host array (one replica of each index; indices the view
+ * does not hold are left). */
 int rt_to_host(RtContext *rt, const RtView *src, void *host);
-/* DMA: moves src into dst, which must hold the same logical tensor (same axes; every live destination
- * index must have a source position). Same semantics for padding as rt_from_host; never reads outside
- * the source's live cells. HBM<->DM transfers need 8-byte aligned views. Runs on the thread pool. */
+/* DMA: moves src into dst, which must hold the same logical tensor (the same axes; every live
+ * destination index must have a source position), whatever the two distributions: every live
+ * destination cell, replicas included, receives the element of the same index (relative to each
+ * view), with the padding semantics of rt_from_host; never reads outside the source's live cells.
+ * HBM<->DM transfers need 8-byte aligned views. Each destination unit's part is one task on the thread
+ * pool, through one JIT-compiled kernel parametrized by the unit (cached by the layouts). */
 int rt_dma(RtContext *rt, const RtView *dst, const RtView *src);
 
 #endif

@@ -35,12 +35,16 @@ void rt_plans_free(Plan *p);
 
 /* ---- JIT relayout kernels (kernel.c) ---- */
 
-typedef void (*RtCopyFn)(void *dst, const void *src);
+/* A move kernel: dst points at the destination part it writes (a unit's, or the whole destination),
+ * src at the source's position 0; unit_terms are the term values of the destination's unit part at
+ * that unit (unused by kernels without units). */
+typedef void (*RtMoveFn)(void *dst, const void *src, const int64_t *unit_terms);
 typedef struct RtKernel RtKernel;
 /* The JIT-compiled kernel giving every live cell of dst the src element with the same index
- * (pad(zero) cells 0, other cells untouched). The caller must know that src holds every index dst
- * does (cover_proved). NULL with rt_error set if it cannot be compiled. */
-RtCopyFn rt_kernel(RtContext *rt, const Map *dst, const Map *src, ElemType elem);
+ * (pad(zero) cells 0, other cells untouched). With units (dst is then pair(units, part)), it moves
+ * one unit's part. The caller must know that src holds every index dst does (cover_proved). NULL with
+ * rt_error set if it cannot be compiled. Kernels are cached by their printed layouts. */
+RtMoveFn rt_kernel(RtContext *rt, const Map *dst, const Map *src, const Map *units, ElemType elem);
 void rt_kernels_free(RtKernel *k);
 
 /* ---- Tiles (tile.c) ---- */
@@ -70,12 +74,21 @@ struct RtTensor {
     ElemType elem;
     const Map *maps[4];
     int nmaps;
-    const Map *flat;
-    void *data;
+    TensorUnits units;
+    const Map *flat;        /* the layout, pair(UNITS, Element) when there is more than one unit */
+    bool *axes;             /* the tensor's axes (naxes flags): digits of the others replicate it */
+    void *data;             /* every unit's buffer, unit u's at [u*|Element|, (u+1)*|Element|) */
     uint64_t elems;
     uint64_t *zero_offset;  /* naxes zeros: the index offset of a whole-tensor view */
     const Map *host;        /* the dense row-major mapping of the logical tensor, made on first use */
 };
+
+/* m with every digit of an axis that is not marked in axes replaced by a broadcast of its count: the
+ * same positions and padding, cells projected on the tensor's own axes (replicas then hold one index).
+ * m itself when nothing changes; NULL with rt_error set when a composite base mixes in such an axis. */
+const Map *rt_logical(RtContext *rt, const Map *m, const bool *axes);
+/* Whether the view's mapping is pair(UNITS, Element) of its tensor's units. */
+bool rt_view_has_units(const RtView *v);
 
 
 #endif

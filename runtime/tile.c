@@ -1,4 +1,5 @@
 /* tile.c — tile views (SPEC §5): LEN consecutive values of a digit of a view's mapping, as a new view. */
+#include "algebra/algebra.h"
 #include "rt_impl.h"
 
 #include <stdlib.h>
@@ -163,52 +164,101 @@ const Map *rt_tile_map(RtContext *rt, const Map *m, const Map *index, uint64_t l
     return e2;
 }
 
-int rt_tile(RtContext *rt, const RtView *v, const Map *index, uint64_t len, uint64_t start, const Map *expect,
-            RtView *out)
+/* Whether index is a digit of m (nothing is reported). */
+static bool has_digit(RtContext *rt, const Map *m, const Map *index, uint64_t len, PadKind kind)
+{
+    Tiling t = {.rt = rt, .len = len, .kind = kind};
+    if (!as_digit(index, &t.want) || t.want.base->kind != MAP_SYM || len == 0 || len > t.want.count)
+        return false;
+    const Map *e2 = rewrite(&t, m, 1);
+    return e2 && !t.error && t.found;
+}
+
+/* rt_tile on dimension dim of v (-1: the first dimension holding the digit). */
+static int tile_dim(RtContext *rt, const RtView *v, int dim, const Map *index, uint64_t len, uint64_t start,
+                    const Map *expect, RtView *out)
 {
     if (!v || !v->tensor || !v->map || !index || !out)
         return rt_fail(rt, "a view, the tile index or the result is missing");
+    const RtTensor *tn = v->tensor;
+    int nd = tn->nmaps;
     Digit want;
     if (as_digit(index, &want) && (len == 0 || len > want.count || start > want.count - len))
         return rt_fail(rt, "a tile of %llu values of %s from %llu does not fit in its %llu values", U(len),
                        show(rt, index), U(start), U(want.count));
+    PadKind kind = v->writable ? PAD_BOTTOM : PAD_TOP;
+    if (dim < 0) { /* the dimension holding the digit: no two hold one digit (the tensor's layout has no overlap) */
+        for (int i = 0; i < nd && dim < 0; i++)
+            if (has_digit(rt, v->dims[i], index, len, kind))
+                dim = i;
+        if (dim < 0)
+            dim = nd - 1; /* rt_tile_map says why */
+    } else if (dim >= nd - 1) {
+        return rt_fail(rt, "a %s has no %s mapping to tile", mem_kind_tensor(tn->mem),
+                       dim < 3 ? (const char *[]){"Chip", "Cluster", "Slice"}[dim] : "unit");
+    }
     uint64_t bufstride;
-    const Map *e2 = rt_tile_map(rt, v->map, index, len, v->writable ? PAD_BOTTOM : PAD_TOP, &bufstride);
+    const Map *m = v->dims[dim];
+    const Map *e2 = rt_tile_map(rt, m, index, len, kind, &bufstride);
     if (!e2)
         return -1;
-    Tiling t = {.want = want, .bufstride = bufstride};
-    /* the tile must start and stay on live cells of the view */
+    /* the tile must start and stay on live cells of the dimension's mapping */
     Cell c = {.coord = calloc((size_t)rt->prog->naxes + 1, sizeof(uint64_t))};
+    if (!c.coord)
+        return rt_fail(rt, "out of memory");
     uint64_t step = len <= 4096 ? 1 : len - 1;
     for (uint64_t j = 0; j < len; j += step) {
-        uint64_t pos = (start + j) * t.bufstride;
-        if (eval_cell(rt->ev, v->map, pos, &c) != EVAL_OK || c.kind != CELL_LIVE) {
+        uint64_t pos = (start + j) * bufstride;
+        if (eval_cell(rt->ev, m, pos, &c) != EVAL_OK || c.kind != CELL_LIVE) {
             char buf[64];
             cell_format(rt->prog, &c, buf, sizeof buf);
             free(c.coord);
             return rt_fail(rt, "a tile of %s from %llu lands on %s at position %llu of %s", show(rt, index), U(start),
-                           buf, U(pos), show(rt, v->map));
+                           buf, U(pos), show(rt, m));
         }
     }
     free(c.coord);
     if (expect) {
-        EqvResult r = {.c1.coord = calloc((size_t)rt->prog->naxes + 1, sizeof(uint64_t)),
-                       .c2.coord = calloc((size_t)rt->prog->naxes + 1, sizeof(uint64_t))};
-        EvalStatus st = eqv_exhaustive(rt->ev, expect, e2, MAPC_EXHAUSTIVE_BUDGET, &r);
-        free(r.c1.coord);
-        free(r.c2.coord);
-        if (st != EVAL_OK || r.verdict == EQV_UNKNOWN)
+        Eqv *q = eqv_new(rt->prog);
+        int same = q ? eqv_same(q, expect, e2) : -1;
+        eqv_free(q);
+        if (same < 0)
             return rt_fail(rt, "cannot compare the tile mapping %s with the expected %s", show(rt, expect), show(rt, e2));
-        if (r.verdict != EQV_EQUIVALENT)
+        if (!same)
             return rt_fail(rt, "the tile mapping %s does not match the expected %s", show(rt, expect), show(rt, e2));
+        e2 = expect;
     }
+    /* positions of dimension dim step the layout by the sizes of the dimensions after it */
+    uint64_t weight = 1;
+    for (int i = dim + 1; i < nd; i++)
+        weight *= v->dims[i]->size;
+    RtView r = *v;
+    r.dims[dim] = e2;
+    MapWhy why;
+    r.map = tensor_layout(&rt->prog->arena, tn->mem, r.dims, why);
+    if (!r.map)
+        return rt_fail(rt, "the tile's layout: %s", why);
     uint64_t *off = arena_alloc(&rt->prog->arena, ((size_t)rt->prog->naxes + 1) * sizeof *off);
     memcpy(off, v->index_offset, (size_t)rt->prog->naxes * sizeof *off);
-    off[t.want.base->axis] += start * t.want.stride;
-    *out = (RtView){.tensor = v->tensor,
-                    .map = expect ? expect : e2,
-                    .pos_offset = v->pos_offset + start * t.bufstride,
-                    .index_offset = off,
-                    .writable = v->writable};
+    off[want.base->axis] += start * want.stride;
+    r.index_offset = off;
+    r.pos_offset = v->pos_offset + start * bufstride * weight;
+    *out = r;
     return 0;
+}
+
+int rt_tile(RtContext *rt, const RtView *v, const Map *index, uint64_t len, uint64_t start, const Map *expect,
+            RtView *out)
+{
+    return tile_dim(rt, v, -1, index, len, start, expect, out);
+}
+
+int rt_unit_tile(RtContext *rt, const RtView *v, int dim, const Map *index, uint64_t len, uint64_t start,
+                 const Map *expect, RtView *out)
+{
+    if (dim < 0 || dim > 2)
+        return rt_fail(rt, "unit tiles are of the Chip (0), Cluster (1) or Slice (2) mapping, not dimension %d", dim);
+    if (v && v->tensor && v->tensor->mem == MEM_HBM && dim > 0)
+        return rt_fail(rt, "an HbmTensor has no %s mapping to tile", dim == 1 ? "Cluster" : "Slice");
+    return tile_dim(rt, v, v && v->tensor && v->tensor->mem == MEM_HBM ? 0 : dim, index, len, start, expect, out);
 }

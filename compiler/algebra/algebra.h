@@ -74,26 +74,66 @@ typedef struct EqvStats {
 } EqvStats;
 EqvStats eqv_stats(const Eqv *q);
 
+/* ---- Layout queries (layout.c): decided from the cell function, for any size ---- */
+
+/* The smallest position of m whose cell has kind k: 1 with *pos, 0 if there is none, -1 undecided
+ * (eqv_error says why). */
+int layout_first_kind(Eqv *q, const Map *m, CellKind k, uint64_t *pos);
+/* The smallest index that no live cell of m holds, in lexicographic order over the axes marked in
+ * axes[] (naxes flags, declaration order; the other coordinates are ignored: their digits only
+ * replicate): 1 with idx[naxes] (0 on unmarked axes), 0 if m holds every index of the marked axes,
+ * -1 undecided. */
+int layout_missing_index(Eqv *q, const Map *m, const bool *axes, uint64_t *idx);
+/* The positions of m whose cell is live with index idx on the marked axes (the others ignored): their
+ * number, and the first min(number, cap) of them in increasing order in out; -1 undecided. */
+int64_t layout_positions(Eqv *q, const Map *m, const bool *axes, const uint64_t *idx, uint64_t *out, size_t cap);
+/* Over the live cells among positions [lo, hi) of m (lo < hi <= |m|): their number in *live and, per
+ * axis, the smallest and largest coordinate in min[naxes] and max[naxes]. 1, or 0 when none is live,
+ * -1 undecided. */
+int layout_live_bounds(Eqv *q, const Map *m, uint64_t lo, uint64_t hi, uint64_t *min, uint64_t *max, uint64_t *live);
+
 /* ---- Coverage (cover.c) ---- */
 
 /* Static proof that every live cell of dst has a source position in src: src's digits of every axis
  * dst mentions tile that axis far enough. false means "not proved", not "missing". */
 bool cover_proved(const Prog *p, const Map *src, const Map *dst);
 
+/* Static proof that no position of m is overflow: m is made of digits of symbols (or of padded symbols), and
+ * the digits of each axis are of one base and cover disjoint value ranges, so their values never add up
+ * to the base's size. false means "not proved". */
+bool cover_no_overflow(const Prog *p, const Map *m);
+
 /* ---- Tensor rules (tensor_rules.c, SPEC §5) ---- */
 
+/* Capacities: the hardware a tensor may span. A tensor may occupy fewer units than these. */
 typedef struct TensorLimits {
-    uint64_t hbm_chip_bytes;    /* HBM capacity per chip (default 48 GiB) */
-    uint64_t dm_slice_bytes;    /* DM capacity per slice (default 512 KiB) */
-    uint64_t dm_max_clusters;   /* clusters per chip (default 2) */
-    uint64_t dm_slices[4];      /* allowed slice counts, 0-terminated (default 64, 128, 256) */
+    uint64_t hbm_chip_bytes;    /* HBM per chip (default 48 GiB) */
+    uint64_t dm_slice_bytes;    /* DM per slice (default 512 KiB) */
+    uint64_t max_clusters;      /* clusters per chip (default 2) */
+    uint64_t max_slices;        /* slices per cluster (default 256) */
 } TensorLimits;
 
 TensorLimits tensor_default_limits(void);
-/* Checks a tensor's mappings (mem_kind_maps(mem) of them, all non-NULL): disjoint axes and the
- * capacities of lim. false with a message naming the sizes in why. */
-bool tensor_check(const Prog *p, MemKind mem, ElemType elem, const Map *const *maps, const TensorLimits *lim,
-                  char *why, size_t size);
+
+/* The units of a tensor: chips x clusters x slices, each holding `elements` positions (|Element|). */
+typedef struct TensorUnits {
+    uint64_t chips, clusters, slices, elements;
+} TensorUnits;
+TensorUnits tensor_units(MemKind mem, const Map *const *maps);
+
+/* The tensor's layout m![{Chip}, {Cluster}, {Slice}, {Element}] (mem_kind_maps(mem) mappings): unit
+ * (c, l, s) holds at element p the cell of position ((c*|Cluster| + l)*|Slice| + s)*|Element| + p. Built
+ * in a as pair(UNITS, Element), UNITS the pair of the unit mappings of more than one unit (the layout is
+ * Element alone when there is one unit). NULL with why when the size overflows. */
+const Map *tensor_layout(Arena *a, MemKind mem, const Map *const *maps, MapWhy why);
+
+/* Checks a tensor's mappings (all non-NULL) against SPEC §5, in this order: the capacities of lim; no
+ * overlap (no position of the layout is overflow: the first one is named as a unit and element, with
+ * what each mapping contributes there); whole (the tensor holds every index of its axes: the smallest
+ * index held nowhere is named). Its axes are the marked ones of axes[naxes], or (axes NULL) every axis
+ * its layout uses; digits of other axes replicate the tensor. false with the message in why. */
+bool tensor_check(const Prog *p, MemKind mem, ElemType elem, const Map *const *maps, const bool *axes,
+                  const TensorLimits *lim, char *why, size_t size);
 
 /* ---- GEMM panel layouts (panel.c): the DM formats in which the micro-kernel reads packed tiles ---- */
 

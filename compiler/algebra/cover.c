@@ -98,3 +98,59 @@ bool cover_proved(const Prog *p, const Map *src, const Map *dst)
     return ok;
 }
 
+
+/* A digit for the overflow proof: its base (the symbol node's axis, and the padded node when the base is a
+ * padded symbol, NULL for the symbol itself), stride and count. */
+typedef struct BaseDigit {
+    int axis;
+    const Map *padded;
+    uint64_t stride, count;
+} BaseDigit;
+
+static bool base_digits(const Map *m, BaseDigit *d, int *n, int cap)
+{
+    switch (m->kind) {
+    case MAP_BCAST:
+        return true;
+    case MAP_SYM:
+    case MAP_STRIDE:
+    case MAP_MOD: {
+        uint64_t s;
+        const Map *x = map_digit_root(m, &s), *padded = x->kind == MAP_PAD ? x : NULL;
+        while (x->kind == MAP_PAD)
+            x = x->l;
+        if (x->kind != MAP_SYM || *n == cap)
+            return false;
+        d[(*n)++] = (BaseDigit){x->axis, padded, s, m->size};
+        return true;
+    }
+    case MAP_RESIZE: /* the first n values: a digit's values only get smaller */
+    case MAP_PAD:
+        return base_digits(m->l, d, n, cap);
+    case MAP_PAIR:
+        return base_digits(m->l, d, n, cap) && base_digits(m->r, d, n, cap);
+    }
+    return false;
+}
+
+bool cover_no_overflow(const Prog *p, const Map *m)
+{
+    (void)p;
+    enum { CAP = 256 };
+    BaseDigit d[CAP];
+    int n = 0;
+    if (!base_digits(m, d, &n, CAP))
+        return false;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            if (i == j || d[i].axis != d[j].axis)
+                continue;
+            if (d[i].padded != d[j].padded)
+                return false; /* two bases of one axis: their coordinates add after decoding */
+            /* disjoint ranges of one base: the one below ends where the other begins, or before */
+            bool below = d[i].stride * d[i].count <= d[j].stride, above = d[j].stride * d[j].count <= d[i].stride;
+            if (!below && !above)
+                return false;
+        }
+    return true; /* each axis: disjoint digits of one base, whose values sum below the base's size */
+}

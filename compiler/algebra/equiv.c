@@ -186,8 +186,7 @@ void eqv_quota_error(Eqv *q)
                  isl_ctx_last_error_msg(q->ctx) ? isl_ctx_last_error_msg(q->ctx) : "unknown error");
 }
 
-/* Starts a top-level decision: resets the operation budget. */
-static void enter(Eqv *q)
+void eqv_enter(Eqv *q)
 {
     if (q->top_depth++ == 0) {
         q->error[0] = 0;
@@ -197,7 +196,7 @@ static void enter(Eqv *q)
     }
 }
 
-static void leave(Eqv *q) { q->top_depth--; }
+void eqv_leave(Eqv *q) { q->top_depth--; }
 
 /* The coordinate of a point (taken) into *v: 0, or -1 on failure. */
 static int point_of(Eqv *q, isl_point *pt, uint64_t *v)
@@ -234,13 +233,27 @@ static int compare(Eqv *q, const Map *x, const Map *y, uint64_t *pos)
             d = isl_set_union(d, eqv_diff_set(q, fx.o[i], fy.o[i]));
     eqv_fn_free(q, fx);
     eqv_fn_free(q, fy);
-    d = isl_set_coalesce(d);
-    isl_bool empty = isl_set_is_empty(d);
-    if (empty < 0 || empty == isl_bool_true || !pos) {
+    if (!pos) {
+        d = isl_set_coalesce(d);
+        isl_bool empty = isl_set_is_empty(d);
         isl_set_free(d);
         if (empty < 0)
             eqv_quota_error(q);
         return empty < 0 ? -1 : empty == isl_bool_true;
+    }
+    int found = eqv_set_min(q, d, pos);
+    return found < 0 ? -1 : !found;
+}
+
+int eqv_set_min(Eqv *q, isl_set *d, uint64_t *pos)
+{
+    d = isl_set_coalesce(d);
+    isl_bool empty = isl_set_is_empty(d);
+    if (empty < 0 || empty == isl_bool_true) {
+        isl_set_free(d);
+        if (empty < 0)
+            eqv_quota_error(q);
+        return empty < 0 ? -1 : 0;
     }
     /* the smallest element: isl's integer minimum (branch and bound), checked; if the check
      * fails, a sample bounds it and bisection on emptiness finds it (isl's parametric lexmin
@@ -285,9 +298,8 @@ static int compare(Eqv *q, const Map *x, const Map *y, uint64_t *pos)
         eqv_quota_error(q);
         return -1;
     }
-    uint64_t p = hi;
-    *pos = p;
-    return 0;
+    *pos = hi;
+    return 1;
 }
 
 /* A concrete witness that x and y (equal sizes) differ: their cells at the first positions and
@@ -328,10 +340,10 @@ int eqv_same(Eqv *q, const Map *x, const Map *y)
         if ((a == cx && b == cy) || (a == cy && b == cx))
             return 0;
     }
-    enter(q);
+    eqv_enter(q);
     int w = witness(q, q->forms[fx].n, q->forms[fy].n);
     int same = w < 0 ? -1 : w > 0 ? 0 : compare(q, q->forms[fx].n, q->forms[fy].n, NULL);
-    leave(q);
+    eqv_leave(q);
     if (same < 0)
         return -1;
     if (same) {
@@ -370,7 +382,7 @@ void eqv_decide(Eqv *q, const Map *e1, const Map *e2, EqvResult *r)
         r->verdict = EQV_EQUIVALENT;
         return;
     }
-    enter(q);
+    eqv_enter(q);
     if (q->use_norm && norm_equal(norm_map(&q->scratch, e1), norm_map(&q->scratch, e2))) {
         q->stats.by_norm++;
         r->verdict = EQV_EQUIVALENT;
@@ -408,6 +420,6 @@ unknown:
     q->stats.unknown++;
     r->verdict = EQV_UNKNOWN;
 done:
-    leave(q);
+    eqv_leave(q);
 }
 

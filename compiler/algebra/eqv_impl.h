@@ -9,6 +9,7 @@
 #include <isl/ctx.h>
 #include <isl/ilp.h>
 #include <isl/local_space.h>
+#include <isl/map.h>
 #include <isl/options.h>
 #include <isl/point.h>
 #include <isl/set.h>
@@ -103,6 +104,11 @@ Fn eqv_build(Eqv *q, const Map *e);
 Fn eqv_fn_of(Eqv *q, const Map *e);
 /* The positions where f and g (kept) differ. */
 isl_set *eqv_diff_set(Eqv *q, isl_pw_aff *f, isl_pw_aff *g);
+/* The smallest position of d (taken): 1 with *pos, 0 if d is empty, -1 undecided (q->error set). */
+int eqv_set_min(Eqv *q, isl_set *d, uint64_t *pos);
+/* Starts and ends a top-level decision (the operation budget is reset at the outermost). */
+void eqv_enter(Eqv *q);
+void eqv_leave(Eqv *q);
 /* Records in q->error why isl returned NULL (the operation budget, or another isl error). */
 void eqv_quota_error(Eqv *q);
 

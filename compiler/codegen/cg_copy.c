@@ -30,6 +30,8 @@ typedef struct CopyCtx {
     unsigned L;
     LLVMTypeRef vty;            /* <L x iN> */
     bool nt;                    /* this variant streams its vector stores (destination aligned) */
+    CgGiven given;              /* a move of one unit: the units' term values (given.node NULL: none) */
+    int unit_terms;             /* the first unit_terms destination terms are the units' */
 } CopyCtx;
 
 /* The source position as a linear function of the destination's digits, when every digit of the
@@ -249,7 +251,7 @@ static void choose_mode(CopyCtx *x)
     const CgPlan *d = x->dpl;
     x->mode = MODE_SCALAR;
     x->t1 = x->t2 = -1;
-    for (int t = 0; t < d->nterms; t++)
+    for (int t = x->unit_terms; t < d->nterms; t++)
         if (d->terms[t].weight == 1 && d->terms[t].count > 1)
             x->t1 = t;
     if (x->t1 < 0)
@@ -263,7 +265,7 @@ static void choose_mode(CopyCtx *x)
     }
     if (n1 % tile)
         return;
-    for (int t = 0; t < d->nterms; t++)
+    for (int t = x->unit_terms; t < d->nterms; t++)
         if (t != x->t1 && x->srcw[t] == 1 && d->terms[t].count % tile == 0) {
             x->mode = MODE_TILE;
             x->t2 = t;
@@ -273,6 +275,20 @@ static void choose_mode(CopyCtx *x)
 }
 
 static void copy_loops(Cg *cg, CopyCtx *xp);
+
+/* The number of terms of the units (the major part of a unit move's destination, whose terms come
+ * first in the plan's pre-order). */
+static int units_terms(const CgPlan *dpl, const Map *units)
+{
+    (void)dpl;
+    switch (units->kind) {
+    case MAP_SYM: case MAP_STRIDE: case MAP_MOD: return 1;
+    case MAP_BCAST: return 0;
+    case MAP_RESIZE: case MAP_PAD: return units_terms(dpl, units->l);
+    case MAP_PAIR: return units_terms(dpl, units->l) + units_terms(dpl, units->r);
+    }
+    return 0;
+}
 
 /* A new node (in the code generator's arena) with the given operands and sizes. */
 static Map *new_map(Cg *cg, const Map *like, MapKind kind, const Map *l, const Map *r, uint64_t n, uint64_t size)
@@ -444,6 +460,14 @@ void cg_emit_copy(Cg *cg, const Copy *c)
         return;
     }
     CopyCtx x = {.c = c, .dpl = dpl, .spl = spl, .esize = (unsigned)elem_type_size(c->elem)};
+    if (c->units) { /* one unit's part: dst is pair(units, element), the units' terms given */
+        if (c->dst->kind != MAP_PAIR || c->dst->l != c->units) {
+            diag_error(cg->diags, c->loc, "internal error: a unit move's destination is not (units, element)");
+            cg->failed = true;
+            return;
+        }
+        x.unit_terms = units_terms(dpl, c->units);
+    }
     x.ety = LLVMIntTypeInContext(cg->ctx, 8 * x.esize); /* elements are moved as bits */
     x.srcw = mem_calloc((size_t)dpl->nterms + 1, sizeof *x.srcw);
     x.dmap = c->dst;
@@ -454,7 +478,11 @@ void cg_emit_copy(Cg *cg, const Copy *c)
     if (!x.linear && dpl->exact && x.src_tiled) {
         /* a destination digit spans several source digits: enumerate an equivalent destination
          * whose digits are cut at the source's boundaries, which makes the copy linear */
-        const Map *r = refine(cg, c->dst, spl);
+        const Map *r = c->units ? refine(cg, c->dst->r, spl) : refine(cg, c->dst, spl);
+        if (c->units && r != c->dst->r) /* the units stay as they are: their terms are given */
+            r = new_map(cg, c->dst, MAP_PAIR, c->units, r, 0, c->dst->size);
+        else if (c->units)
+            r = c->dst;
         const CgPlan *rpl = r != c->dst ? cg_plan(cg, r) : NULL;
         uint64_t *w = rpl ? calloc((size_t)rpl->nterms + 1, sizeof *w) : NULL;
         if (rpl && w && rpl->exact && linear_weights(rpl, spl, w)) {
@@ -466,6 +494,12 @@ void cg_emit_copy(Cg *cg, const Copy *c)
         } else {
             free(w);
         }
+    }
+    if (!x.src_tiled && !spl->invertible && c->units) {
+        diag_error(cg->diags, c->loc, "a unit move needs a source with a fast inverse");
+        cg->failed = true;
+        free(x.srcw);
+        return;
     }
     if (!x.src_tiled && !spl->invertible) {
         x.table = offset_table(cg, c);
@@ -487,7 +521,9 @@ void cg_emit_copy(Cg *cg, const Copy *c)
         free(x.srcw);
         return;
     }
-    LLVMValueRef fn = LLVMAddFunction(cg->mod, sym, cg->copy_ty);
+    LLVMValueRef fn = LLVMAddFunction(cg->mod, sym, c->move || c->units ? cg->move_ty : cg->copy_ty);
+    if (c->units)
+        x.given = (CgGiven){c->units, LLVMGetParam(fn, 2)};
     /* the destination never overlaps the source: noalias lets the loops vectorize */
     unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
     LLVMAddAttributeAtIndex(fn, 1, LLVMCreateEnumAttribute(cg->ctx, noalias, 0));
@@ -556,13 +592,17 @@ static void copy_loops(Cg *cg, CopyCtx *x)
         for (h.block = 4 * (uint64_t)v.L; h.block > v.L && n1 % h.block; h.block -= v.L)
             ;
         bool hoist = v.mode == MODE_TILE && v.t2 < v.t1 && h.block < n1;
-        done = hoist && cg_enumerate_stepped(cg, v.dmap, step, &h, copy_body, &v);
+        const CgGiven *given = v.given.node ? &v.given : NULL;
+        done = hoist && cg_enumerate_stepped(cg, v.dmap, step, &h, given, copy_body, &v);
         if (!done)
-            done = cg_enumerate_stepped(cg, v.dmap, step, NULL, copy_body, &v);
+            done = cg_enumerate_stepped(cg, v.dmap, step, NULL, given, copy_body, &v);
         free(step);
     }
     if (!done) {
         v.mode = MODE_SCALAR;
-        cg_enumerate(cg, v.dmap, copy_body, &v);
+        if (!cg_enumerate_stepped(cg, v.dmap, NULL, NULL, v.given.node ? &v.given : NULL, copy_body, &v)) {
+            diag_error(cg->diags, x->c->loc, "a unit move of %s is too irregular to generate loops for", x->c->name);
+            cg->failed = true;
+        }
     }
 }

@@ -30,6 +30,7 @@ typedef struct Enum {
     const CgHoist *hoist;       /* optional loop blocking (see CgHoist) */
     LLVMValueRef hoist_base;    /* the block's first value of the inner term, while open */
     const CgHoist *inner_blocked; /* set while inside the block loop */
+    const CgGiven *given;       /* a sub-mapping whose term values are given (NULL: none) */
     LLVMValueRef *vals;
     bool *present, *taken;
 } Enum;
@@ -147,6 +148,16 @@ static void gen(Enum *e, Item *items, int n, LLVMValueRef pos)
     }
     Item it = items[0];
     const Map *m = it.m;
+    if (e->given && m == e->given->node && !it.fixed && it.n == m->size) {
+        if (!e->dry)
+            for (int t = 0, nt = count_terms(m); t < nt; t++) {
+                LLVMValueRef at = LLVMConstInt(cg->i64, (unsigned)t, false);
+                e->vals[it.t0 + t] = LLVMBuildLoad2(cg->b, cg->i64,
+                                                    LLVMBuildGEP2(cg->b, cg->i64, e->given->values, &at, 1, ""), "unit");
+            }
+        gen_rest(e, items, n, pos);
+        return;
+    }
     switch (m->kind) {
     case MAP_BCAST:
     case MAP_SYM:
@@ -329,15 +340,16 @@ static void gen_flat(Cg *cg, const Map *m, CgBodyFn body, void *user)
     loop_close(cg, &l, m->size);
 }
 
-bool cg_enumerate_stepped(Cg *cg, const Map *m, const uint64_t *step, const CgHoist *hoist, CgBodyFn body,
-                          void *user)
+bool cg_enumerate_stepped(Cg *cg, const Map *m, const uint64_t *step, const CgHoist *hoist, const CgGiven *given,
+                          CgBodyFn body, void *user)
 {
     const CgPlan *pl = cg_plan(cg, m);
     if (!pl) {
         cg->failed = true;
         return true;
     }
-    Enum e = {.cg = cg, .pl = pl, .body = body, .user = user, .dry = true, .step = step, .hoist = hoist};
+    Enum e = {.cg = cg, .pl = pl, .body = body, .user = user, .dry = true, .step = step, .hoist = hoist,
+              .given = given};
     e.vals = mem_calloc((size_t)pl->nterms + 1, sizeof *e.vals);
     e.present = mem_alloc(((size_t)pl->nterms + 1) * sizeof *e.present);
     e.taken = mem_calloc((size_t)pl->npads + 1, sizeof *e.taken);
@@ -348,8 +360,10 @@ bool cg_enumerate_stepped(Cg *cg, const Map *m, const uint64_t *step, const CgHo
     bool ok = !(step && (e.step_bad || e.bodies > CG_MAX_BODIES));
     if (!ok) {
         /* nothing generated: the caller falls back to unit steps */
-    } else if (e.bodies > CG_MAX_BODIES) {
+    } else if (e.bodies > CG_MAX_BODIES && !given) {
         gen_flat(cg, m, body, user);
+    } else if (e.bodies > CG_MAX_BODIES) {
+        ok = false; /* the flat fallback enumerates every position: a given part needs the loops */
     } else {
         e.dry = false;
         e.bodies = 0;
@@ -363,5 +377,5 @@ bool cg_enumerate_stepped(Cg *cg, const Map *m, const uint64_t *step, const CgHo
 
 void cg_enumerate(Cg *cg, const Map *m, CgBodyFn body, void *user)
 {
-    cg_enumerate_stepped(cg, m, NULL, NULL, body, user);
+    cg_enumerate_stepped(cg, m, NULL, NULL, NULL, body, user);
 }

@@ -105,7 +105,7 @@ struct Cg {
     LLVMModuleRef mod;      /* borrowed from the unit being generated */
     LLVMBuilderRef b;       /* owned; disposed when generation ends */
     LLVMTypeRef i1, i8, i16, i32, i64, vptr, i64ptr;
-    LLVMTypeRef cell_ty, offset_ty, visit_ty, each_ty, copy_ty;
+    LLVMTypeRef cell_ty, offset_ty, visit_ty, each_ty, copy_ty, move_ty;
     const char *prefix;
     struct CgMemo { const Map *map; const CgPlan *plan; LLVMValueRef cell, offset; } *memo;
     int nmemo, memo_cap;
@@ -141,6 +141,13 @@ LLVMValueRef cg_sat_mulc(Cg *cg, LLVMValueRef x, uint64_t w);
 typedef void (*CgBodyFn)(Cg *cg, void *user, LLVMValueRef pos, LLVMValueRef kind, LLVMValueRef *sub,
                          LLVMValueRef *vals, const bool *present);
 void cg_enumerate(Cg *cg, const Map *m, CgBodyFn body, void *user);
+/* A sub-mapping whose term values are given at run time instead of enumerated: node (a node of the
+ * enumerated mapping, met at a live position) has its terms' values, in pre-order, at values[0..]
+ * (an i64 pointer), and contributes nothing to the position (the caller offsets the buffers). */
+typedef struct CgGiven {
+    const Map *node;
+    LLVMValueRef values;
+} CgGiven;
 /* The same with term t's loop advancing step[t] values at a time (the body handles the run).
  * Generates nothing and returns false when a stepped term is somewhere fixed or truncated to a
  * count the step does not divide. */
@@ -151,8 +158,8 @@ typedef struct CgHoist {
     int outer, inner;       /* terms; outer comes first in pre-order */
     uint64_t block;         /* divides the inner term's count; a multiple of its step */
 } CgHoist;
-bool cg_enumerate_stepped(Cg *cg, const Map *m, const uint64_t *step, const CgHoist *hoist, CgBodyFn body,
-                          void *user);
+bool cg_enumerate_stepped(Cg *cg, const Map *m, const uint64_t *step, const CgHoist *hoist, const CgGiven *given,
+                          CgBodyFn body, void *user);
 
 /* Emits the exported functions of a type / a copy kernel into cg->mod. */
 void cg_emit_type(Cg *cg, const char *name, const Map *m);

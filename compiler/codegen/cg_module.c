@@ -31,6 +31,8 @@ static bool begin(Cg *cg, const Prog *prog, CgUnit *u, const CgOptions *opt, Dia
     cg->each_ty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), each_args, 2, false);
     LLVMTypeRef copy_args[2] = {cg->vptr, cg->vptr};
     cg->copy_ty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), copy_args, 2, false);
+    LLVMTypeRef move_args[3] = {cg->vptr, cg->vptr, cg->i64ptr};
+    cg->move_ty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), move_args, 3, false);
     return true;
 }
 

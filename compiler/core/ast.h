@@ -57,7 +57,7 @@ typedef struct Name {
     int axis;           /* NAME_AXIS */
     uint64_t value;     /* NAME_CONST */
     const Map *map;     /* NAME_TYPE (NULL if its definition had errors) */
-    const struct TensorDecl *tensor; /* NAME_TENSOR */
+    const struct TensorDecl *tensor; /* NAME_TENSOR (NULL if its declaration had errors) */
     Loc loc;
     struct Name *next;
 } Name;
@@ -84,6 +84,12 @@ typedef struct Copy {
     const Map *src, *dst;
     ElemType elem;
     Loc loc;
+    /* Runtime moves only: move gives the kernel the signature
+     *     void NAME(void *dst, const void *src, const int64_t *unit_terms)
+     * and with units (dst is then the pair (units, part)) it moves one unit's part, at dst, the values of
+     * the units' terms at that unit given at run time. Copy statements have neither. */
+    bool move;
+    const Map *units;
 } Copy;
 
 /* Memories of SPEC §5 (their rules are in algebra/tensor_rules.c). */
@@ -95,12 +101,16 @@ const char *mem_kind_tensor(MemKind mem);
 int mem_kind_maps(MemKind mem);
 const char *mem_kind_dim(MemKind mem, int i);
 
-/* A tensor declaration "tensor NAME: HbmTensor<bf16, CHIP, ELEMENT>;". */
+/* A tensor declaration "tensor NAME: HbmTensor<bf16, CHIP, ELEMENT>;", or with its axes named,
+ * "tensor NAME[A, B]: ...;" (digits of other axes in its layout then replicate it, SPEC §5). */
 typedef struct TensorDecl {
     const char *name;
     MemKind mem;
     ElemType elem;
     const Map *maps[4];
+    const bool *axes;   /* named axes: axes_n flags (axes declared later are not the tensor's); NULL: the
+                         * axes its layout uses */
+    int axes_n;
     Loc loc;
 } TensorDecl;
 

@@ -86,6 +86,16 @@ int cmd_table(int argc, char **argv)
         return drv_usage_error("table needs FILE and NAME%s", "");
     Prog *p;
     const Map *m;
+    Prog *tp = drv_load(argv[0], false); /* a tensor: its units as rows */
+    if (!tp)
+        return DRV_EXIT_INPUT;
+    const Name *tn = prog_lookup(tp, argv[1]);
+    if (tn && tn->kind == NAME_TENSOR) {
+        int st = drv_tensor_table(tp, tn->tensor);
+        prog_free(tp);
+        return st;
+    }
+    prog_free(tp);
     if (drv_load_named(argv[0], false, argv[1], &p, &m) != DRV_EXIT_OK)
         return DRV_EXIT_INPUT;
     if (m->size > max_cells) {

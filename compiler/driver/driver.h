@@ -43,5 +43,8 @@ int cmd_lower(int argc, char **argv);
 int cmd_describe(int argc, char **argv);
 int cmd_emit(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_where(int argc, char **argv);
+/* "mapc table FILE TENSOR": the tensor's units as rows, each with its live count and what it holds. */
+int drv_tensor_table(Prog *p, const TensorDecl *t);
 
 #endif

@@ -14,13 +14,14 @@ static const char usage_text[] =
     "  check FILE... [--isa ISA]     parse and check; report diagnostics and failed assertions\n"
     "  eval  FILE NAME POS...        print \"POS: CELL\" for each buffer position\n"
     "  eval  -e SOURCE NAME POS...   the same, with the program given as text\n"
-    "  table FILE NAME               print the mapping as a grid of cells\n"
+    "  table FILE NAME               print the mapping as a grid of cells (a tensor: its units as rows)\n"
     "  equiv FILE NAME1 NAME2        decide whether two mappings are equivalent\n"
     "  norm  FILE NAME               print the normal form of a mapping as m![...]\n"
     "  lower FILE NAME               print a layout descriptor (or any mapping) as m![...]\n"
     "  describe FILE NAME            print a mapping as a tiled![...] or strided![...] descriptor\n"
     "  emit  FILE -o OUT [options]   compile types and copy kernels to an object, assembly or IR\n"
     "  run   FILE KERNEL [options]   JIT-compile a GEMM kernel, run it on seeded data, verify, time\n"
+    "  where FILE TENSOR INDEX       every unit and element position holding INDEX (an i![...] literal)\n"
     "\n"
     "NAME is a type defined in the program, or an inline m![...].\n"
     "options: --help, --version; 'mapc COMMAND --help' describes one command.\n"
@@ -41,7 +42,8 @@ static const struct {
     {"table", "usage: mapc table FILE NAME [--max-cells N]\n"
               "Prints the mapping as a grid: for a pair L, R the rows are the values of the major part L\n"
               "and the columns those of the minor part R; other mappings are printed 16 positions a row.\n"
-              "Refuses mappings of more than N cells (default 65536).\n"},
+              "Refuses mappings of more than N cells (default 65536). When NAME is a tensor, prints its\n"
+              "units as rows: each unit's live elements and the range of each axis it holds.\n"},
     {"equiv", "usage: mapc equiv FILE NAME1 NAME2\n"
               "Prints \"equivalent\", \"not equivalent: position P: CELL1 vs CELL2\" (smallest P) or\n"
               "\"not equivalent: sizes S1 vs S2\"; exit 0 only when equivalent.\n"},
@@ -72,6 +74,11 @@ static const struct {
             "Products over 2^31 multiply-adds are checked on 8192 seeded elements unless --check all.\n"
             "--isa checks and runs the kernel for that ISA (the host must have it; default: the host's best).\n"
             "Exit 1 if the check fails. Defaults: 1 thread, seed 1, alpha 1, beta 0.\n"},
+    {"where", "usage: mapc where FILE TENSOR INDEX\n"
+              "Prints every unit and element position of the tensor TENSOR that holds INDEX, an i![...] literal\n"
+              "(omitted axes are 0), one line each in layout order: \"chip C, cluster L, slice S, element P\"\n"
+              "(DmTensor), \"chip C, element P\" (HbmTensor) or \"element P\" (HostTensor); replicas are all\n"
+              "listed. Prints \"nowhere\" and exits 1 when no unit holds it. Decided symbolically, for any size.\n"},
     {"describe", "usage: mapc describe FILE NAME\n"
                  "Prints the mapping NAME as a layout descriptor, strided![...] (with a '// row-major' or\n"
                  "'// column-major' comment when it is one) or tiled![...], verified equivalent to NAME;\n"
@@ -97,7 +104,7 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*run)(int, char **);
-    } commands[] = {{"check", cmd_check}, {"eval", cmd_eval}, {"table", cmd_table}, {"equiv", cmd_equiv}, {"norm", cmd_norm}, {"lower", cmd_lower}, {"describe", cmd_describe}, {"emit", cmd_emit}, {"run", cmd_run}};
+    } commands[] = {{"check", cmd_check}, {"eval", cmd_eval}, {"table", cmd_table}, {"equiv", cmd_equiv}, {"norm", cmd_norm}, {"lower", cmd_lower}, {"describe", cmd_describe}, {"emit", cmd_emit}, {"run", cmd_run}, {"where", cmd_where}};
     if (argc < 2)
         return drv_usage_error("no command given%s", "");
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {

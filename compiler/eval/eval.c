@@ -126,6 +126,25 @@ static int same_base(Evaluator *ev, const Map *x, const Map *y)
 
 int eval_same_base(Evaluator *ev, const Map *x, const Map *y) { return same_base(ev, x, y); }
 
+int eval_terms(const Map *e, uint64_t pos, uint64_t *values, int cap)
+{
+    if (pos >= e->size)
+        return -1;
+    Items it = {0};
+    structural(e, pos, &it);
+    int n = 0;
+    for (size_t i = 0; i < it.n && n >= 0; i++) {
+        if (it.v[i].is_pad)
+            n = -1;
+        else if (n < cap)
+            values[n++] = it.v[i].value;
+        else
+            n = -1;
+    }
+    free(it.v);
+    return n;
+}
+
 static EvalStatus finalize(Evaluator *ev, const Items *it, Cell *out);
 
 EvalStatus eval_cell(Evaluator *ev, const Map *e, uint64_t pos, Cell *out)

@@ -55,6 +55,11 @@ EvalStatus eval_index(Evaluator *ev, const IndexTerm *terms, int n, Cell *out);
  * 1 yes, 0 no, -1 undecided (eval_error says why). Code generation resolves bases with it. */
 int eval_same_base(Evaluator *ev, const Map *x, const Map *y);
 
+/* The values of the terms of e's structural evaluation at pos (SPEC §3), in pre-order, into values:
+ * their number, or -1 when pos is out of range, meets a padding, or there are more than cap. At a live
+ * position every term node of e is met once, in the order code generation numbers them. */
+int eval_terms(const Map *e, uint64_t pos, uint64_t *values, int cap);
+
 bool cell_equal(const Cell *a, const Cell *b, int naxes);
 /* Prints as in SPEC §1 ("{A:1, B:7}", "pad(top)", "oob", ...); snprintf-like. */
 size_t cell_format(const Prog *p, const Cell *c, char *buf, size_t size);

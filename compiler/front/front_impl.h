@@ -76,6 +76,7 @@ typedef struct Parser {
     KernelScope *kernel;    /* the kernel whose body is being parsed (sema_kernel.c), else NULL */
     const Map *expr;        /* result of a lone-expression parse */
     bool expr_ok;
+    CellLit index;          /* result of a lone index-literal parse */
     int syntax_errors;
     bool stopped;           /* a fatal error (nesting) stopped this source */
 } Parser;
@@ -116,9 +117,10 @@ void sema_assert_equiv(Parser *ps, Loc at, const Map *a, const Map *b, bool want
 /* "copy NAME: SRC -> DST as T;": checks the name, the element type and that every live cell
  * of DST has a source position in SRC (the first one missing is diagnosed with its index). */
 void sema_copy(Parser *ps, Loc at, Token name, const Map *src, const Map *dst, Token elem);
-/* "tensor NAME: HbmTensor<bf16, CHIP, ELEMENT>;" (maps newest first): the kind, the element type,
- * the number of mappings and the rules of tensor_check under the default limits. */
-void sema_tensor(Parser *ps, Loc at, Token name, Token kind, Token elem, MapList *maps);
+/* "tensor NAME: HbmTensor<bf16, CHIP, ELEMENT>;" or "tensor NAME[AXES]: ..." (maps and axes newest first,
+ * axes NULL when not named): the kind, the element type, the number of mappings, the named axes and the
+ * rules of tensor_check under the default limits. */
+void sema_tensor(Parser *ps, Loc at, Token name, KItem *axes, Token kind, Token elem, MapList *maps);
 /* Checks index-literal entries against their sizes; returns ok. */
 bool sema_index_lit(Parser *ps, MapList *terms);
 /* "pad(IDENT)": the padding kind named by IDENT. */

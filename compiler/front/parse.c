@@ -1,4 +1,5 @@
 /* parse.c — the driver loop that feeds lexer tokens to the Lemon parser, for whole programs and lone mappings. */
+#include "algebra/algebra.h"
 #include "front_impl.h"
 #include "parser.h"
 
@@ -15,17 +16,17 @@ static const Source *new_source(Prog *p, const char *name, const char *text, siz
     return s;
 }
 
-/* Runs the parser over src; a leading TK_EXPR_START selects the lone-expression form.
+/* Runs the parser over src; a leading start token (TK_EXPR_START, TK_INDEX_START) selects a lone form.
  * Bracket nesting is bounded here, before the parser stack can grow with it. */
-static void run(Parser *ps, const Source *src, bool expr)
+static void run(Parser *ps, const Source *src, int start)
 {
     Lexer lx;
     lex_init(&lx, src, &ps->prog->diags);
     void *lemon = mapc_parserAlloc(mem_alloc);
     Token t = {0};
-    if (expr) {
+    if (start) {
         t.loc = (Loc){src, 1, 1};
-        mapc_parser(lemon, TK_EXPR_START, t, ps);
+        mapc_parser(lemon, start, t, ps);
     }
     int depth = 0;
     while (!ps->stopped && lex_next(&lx, &t)) {
@@ -79,7 +80,7 @@ int prog_parse(Prog *p, const char *name, const char *text, size_t len)
 {
     int before = p->diags.count;
     Parser ps = {.prog = p, .src = new_source(p, name, text, len)};
-    run(&ps, ps.src, false);
+    run(&ps, ps.src, 0);
     sort_new_diags(p, before);
     return p->diags.count - before;
 }
@@ -88,6 +89,32 @@ const Map *prog_parse_map(Prog *p, const char *name, const char *text)
 {
     int before = p->diags.count;
     Parser ps = {.prog = p, .src = new_source(p, name, text, strlen(text))};
-    run(&ps, ps.src, true);
+    run(&ps, ps.src, TK_EXPR_START);
     return p->diags.count == before && ps.expr_ok ? ps.expr : NULL;
+}
+
+bool prog_parse_index(Prog *p, const char *name, const char *text, Cell *out)
+{
+    int before = p->diags.count;
+    Parser ps = {.prog = p, .src = new_source(p, name, text, strlen(text))};
+    run(&ps, ps.src, TK_INDEX_START);
+    if (p->diags.count != before || !ps.index.ok)
+        return false;
+    if (!ps.index.is_index) {
+        diag_error(&p->diags, ps.index.loc, "expected an index literal i![...], not %s", cell_kind_name(ps.index.kind));
+        return false;
+    }
+    int n = 0;
+    for (const MapList *e = ps.index.terms; e; e = e->next)
+        n++;
+    IndexTerm *t = arena_alloc(&p->arena, ((size_t)n + 1) * sizeof *t);
+    int i = n;
+    for (const MapList *e = ps.index.terms; e; e = e->next) /* newest first: fill from the end */
+        t[--i] = (IndexTerm){e->map, e->value};
+    Evaluator *ev = eqv_evaluator_new(p);
+    EvalStatus st = eval_index(ev, t, n, out);
+    if (st != EVAL_OK)
+        diag_error(&p->diags, ps.index.loc, "cannot evaluate the index: %s", eval_error(ev));
+    eqv_evaluator_free(ev);
+    return st == EVAL_OK;
 }

@@ -60,6 +60,8 @@ static const TensorDecl *operand_tensor(Parser *ps, Token t)
         diag_error(D(ps), t.loc, "'%s' is %s, not a tensor", n->name, name_kind_phrase(n->kind));
         return NULL;
     }
+    if (!n->tensor)
+        return NULL; /* its declaration was rejected, and said why */
     if (n->tensor->mem != MEM_HBM) {
         diag_error(D(ps), t.loc, "kernel operand %s is a %s; operands live in HBM (HbmTensor)", n->name,
                    mem_kind_tensor(n->tensor->mem));

@@ -5,7 +5,33 @@
 
 #include <string.h>
 
-void sema_tensor(Parser *ps, Loc at, Token name, Token kind, Token elem, MapList *maps)
+/* The tensor's own axes "NAME[A, B]" (items newest first) as flags over the program's axes, in the arena;
+ * NULL after a diagnostic. */
+static bool *named_axes(Parser *ps, KItem *items)
+{
+    Prog *p = ps->prog;
+    bool *axes = arena_alloc(&p->arena, (size_t)p->naxes + 1);
+    bool ok = true;
+    for (KItem *it = items; it; it = it->next) {
+        const Name *n = it->kind == KITEM_NAME ? sema_lookup(ps, it->name) : NULL;
+        if (it->kind != KITEM_NAME) {
+            diag_error(D(ps), it->name.loc, "a tensor's axes are a list of axis names, as in T[M, K]");
+            ok = false;
+        } else if (!n || n->kind != NAME_AXIS) {
+            diag_error(D(ps), it->name.loc, "'%.*s' is %s, not an axis", (int)it->name.len, it->name.s,
+                       n ? name_kind_phrase(n->kind) : "undeclared");
+            ok = false;
+        } else if (axes[n->axis]) {
+            diag_error(D(ps), it->name.loc, "axis %s is named twice", n->name);
+            ok = false;
+        } else {
+            axes[n->axis] = true;
+        }
+    }
+    return ok ? axes : NULL;
+}
+
+void sema_tensor(Parser *ps, Loc at, Token name, KItem *axis_items, Token kind, Token elem, MapList *maps)
 {
     Prog *p = ps->prog;
     static const struct { const char *s; MemKind mem; } kinds[] = {
@@ -42,22 +68,25 @@ void sema_tensor(Parser *ps, Loc at, Token name, Token kind, Token elem, MapList
             m[i] = e->map;
         ok &= e->map != NULL;
     }
-    if (!ok)
-        return;
-    char why[256];
+    bool *axes = axis_items ? named_axes(ps, axis_items) : NULL;
+    ok &= !axis_items || axes;
+    char why[512];
     TensorLimits lim = tensor_default_limits();
-    if (!tensor_check(p, (MemKind)mem, et, m, &lim, why, sizeof why)) {
-        diag_error(D(ps), at, "%s", why);
-        return;
+    if (ok && !tensor_check(p, (MemKind)mem, et, m, axes, &lim, why, sizeof why)) {
+        diag_error(D(ps), at, "tensor %.*s: %s", (int)name.len, name.s, why);
+        ok = false;
     }
+    /* a rejected tensor keeps its name, with no declaration: its uses say nothing more (one error, here) */
     Name *nm = sema_define(ps, name, NAME_TENSOR);
-    if (!nm)
+    if (!nm || !ok)
         return;
     TensorDecl *t = arena_alloc(&p->arena, sizeof *t);
     t->name = nm->name;
     t->mem = (MemKind)mem;
     t->elem = et;
     memcpy(t->maps, m, sizeof m);
+    t->axes = axes;
+    t->axes_n = axes ? p->naxes : 0;
     t->loc = at;
     nm->tensor = t;
     p->tensors = arena_grow(&p->arena, p->tensors, p->ntensors, &p->tensors_cap, sizeof *p->tensors);

@@ -1,5 +1,5 @@
-/* tiles.c — the runtime from C: HBM tensors declared in tiles.map, tiled into DM, moved both ways by DMA,
- * read back and compared with what was written. Usage: tiles [FILE.map]. */
+/* tiles.c — the runtime from C: tensors declared in tiles.map, moved HBM -> DM -> HBM tile by tile by DMA
+ * (tile views of both sides), read back and compared with what was written. Usage: tiles [FILE.map]. */
 #include "rt.h"
 #include "front/front.h"
 
@@ -46,7 +46,8 @@ int main(int argc, char **argv)
     free(text);
     RtContext *rt = rt_new(prog, NULL);
     RtTensor *src = rt_tensor_declared(rt, "Src"), *dst = rt_tensor_declared(rt, "Dst");
-    if (!src || !dst)
+    RtTensor *dm = rt_tensor_declared(rt, "Dm");
+    if (!src || !dst || !dm)
         return fail("tensors", rt_error(rt));
 
     /* the logical tensor, row-major over S, A, B (declaration order) */
@@ -55,6 +56,7 @@ int main(int argc, char **argv)
     for (uint64_t i = 0; i < n; i++)
         in[i] = (float)(i % 1000) * 0.5f;
     RtView wsrc = rt_view(src, true), rsrc = rt_view(src, false), wdst = rt_view(dst, true);
+    RtView wdm = rt_view(dm, true), rdm = rt_view(dm, false);
     if (rt_from_host(rt, &wsrc, in) != 0)
         return fail("host -> HBM", rt_error(rt));
 
@@ -62,13 +64,15 @@ int main(int argc, char **argv)
     int moves = 0;
     for (uint64_t a = 0; a < 2; a++)
         for (uint64_t b = 0; b < 2; b++) {
-            RtTensor *tile = rt_tensor_declared(rt, "Tile");
-            RtView in_a, in_ab, out_a, out_ab, wt = rt_view(tile, true), rt_ = rt_view(tile, false);
-            if (!tile || rt_tile(rt, &rsrc, a4, 1, a, NULL, &in_a) || rt_tile(rt, &in_a, b64, 1, b, NULL, &in_ab) ||
-                rt_dma(rt, &wt, &in_ab) || rt_tile(rt, &wdst, a4, 1, a, NULL, &out_a) ||
-                rt_tile(rt, &out_a, b64, 1, b, NULL, &out_ab) || rt_dma(rt, &out_ab, &rt_))
+            /* the (a, b) tile of each tensor: LEN 1 of A / 4 and of B / 64 (read views pad with top padding,
+             * write views with bottom padding, so a move never leaves the tile) */
+            RtView in_a, in_ab, dm_a, dm_ab, back_a, back_ab, out_a, out_ab;
+            if (rt_tile(rt, &rsrc, a4, 1, a, NULL, &in_a) || rt_tile(rt, &in_a, b64, 1, b, NULL, &in_ab) ||
+                rt_tile(rt, &wdm, a4, 1, a, NULL, &dm_a) || rt_tile(rt, &dm_a, b64, 1, b, NULL, &dm_ab) ||
+                rt_dma(rt, &dm_ab, &in_ab) || rt_tile(rt, &rdm, a4, 1, a, NULL, &back_a) ||
+                rt_tile(rt, &back_a, b64, 1, b, NULL, &back_ab) || rt_tile(rt, &wdst, a4, 1, a, NULL, &out_a) ||
+                rt_tile(rt, &out_a, b64, 1, b, NULL, &out_ab) || rt_dma(rt, &out_ab, &back_ab))
                 return fail("tile", rt_error(rt));
-            rt_tensor_free(tile);
             moves += 2;
         }
     RtView rdst = rt_view(dst, false);
@@ -87,6 +91,7 @@ int main(int argc, char **argv)
     free(out);
     rt_tensor_free(src);
     rt_tensor_free(dst);
+    rt_tensor_free(dm);
     rt_free(rt);
     prog_free(prog);
     return bad != 0;

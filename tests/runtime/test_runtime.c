@@ -123,7 +123,7 @@ static void test_round_trips(int count)
     static const uint64_t sizes[] = {2, 4, 6, 4};
     for (int iter = 0; iter < count; iter++) {
         RtConfig cfg = rt_default_config();
-        cfg.limits.dm_slices[0] = 2, cfg.limits.dm_slices[1] = 4, cfg.limits.dm_slices[2] = 0;
+        cfg.limits.max_slices = 4;
         cfg.limits.dm_slice_bytes = 4096;
         cfg.threads = 1 + iter % 2;
         RtContext *rt;
@@ -286,32 +286,53 @@ static void test_errors(void)
     const Map *big[] = {one, one, parse(p, "m![S]"), parse(p, "m![A, B, 64]")};
     CHECK(!rt_tensor_new(rt, MEM_DM, ELEM_F32, big, 4) && strstr(rt_error(rt), "1048576 bytes per slice (262144 f32 elements), more than the 524288 bytes of a slice"),
           "DM capacity names the sizes: %s", rt_error(rt));
-    const Map *slices[] = {one, one, parse(p, "m![S % 8]"), parse(p, "m![A]")};
-    CHECK(!rt_tensor_new(rt, MEM_DM, ELEM_F32, slices, 4) && strstr(rt_error(rt), "8 slices"), "slice count: %s",
-          rt_error(rt));
+    /* a tensor may use fewer slices than a cluster has (SPEC §5), but not more */
+    const Map *few[] = {one, one, parse(p, "m![S % 8]"), parse(p, "m![S / 8, A]")};
+    RtTensor *fs = rt_tensor_new(rt, MEM_DM, ELEM_F32, few, 4);
+    CHECK(fs != NULL, "8 slices, S split between Slice and Element: %s", rt_error(rt));
+    rt_tensor_free(fs);
+    const Map *many[] = {one, one, parse(p, "m![B]"), parse(p, "m![A]")};
+    CHECK(!rt_tensor_new(rt, MEM_DM, ELEM_F32, many, 4) &&
+              strstr(rt_error(rt), "DM tensor spans 512 slices, more than the 256 of a cluster"),
+          "slice count: %s", rt_error(rt));
     const Map *clusters[] = {one, parse(p, "m![C]"), parse(p, "m![S]"), parse(p, "m![A]")};
     CHECK(!rt_tensor_new(rt, MEM_DM, ELEM_F32, clusters, 4) && strstr(rt_error(rt), "3 clusters"), "clusters: %s",
           rt_error(rt));
+    /* an axis split over chips and elements is one distribution; one digit claimed twice is an overlap */
     const Map *shared[] = {parse(p, "m![A / 2]"), parse(p, "m![A % 2, B]")};
-    CHECK(!rt_tensor_new(rt, MEM_HBM, ELEM_F32, shared, 2) && strstr(rt_error(rt), "axis A"), "disjoint axes: %s",
-          rt_error(rt));
-    const Map *ab[] = {one, parse(p, "m![A, B]")}, *abc[] = {one, parse(p, "m![A, B, C]")},
-              *half[] = {one, parse(p, "m![A / 2, B]")};
+    RtTensor *sh = rt_tensor_new(rt, MEM_HBM, ELEM_F32, shared, 2);
+    CHECK(sh != NULL, "A split between Chip and Element: %s", rt_error(rt));
+    rt_tensor_free(sh);
+    const Map *overlap[] = {parse(p, "m![A]"), parse(p, "m![A, B]")};
+    CHECK(!rt_tensor_new(rt, MEM_HBM, ELEM_F32, overlap, 2) &&
+              strstr(rt_error(rt), "overflow at chip 1, element 3584: the Chip mapping gives {A:1}, the Element "
+                                   "mapping gives {A:7}: together they claim one digit twice"),
+          "overlap names the unit, the element and the parts: %s", rt_error(rt));
+    const Map *half[] = {one, parse(p, "m![A / 2, B]")};
+    CHECK(!rt_tensor_new(rt, MEM_HBM, ELEM_F32, half, 2) &&
+              strstr(rt_error(rt), "the tensor holds index i![A: 1, B: 0] nowhere"),
+          "a tensor holding half its indices names the smallest one missing: %s", rt_error(rt));
+    const Map *ab[] = {one, parse(p, "m![A, B]")}, *abc[] = {one, parse(p, "m![A, B, C]")};
     RtTensor *x = rt_tensor_new(rt, MEM_HBM, ELEM_F32, ab, 2), *y = rt_tensor_new(rt, MEM_HBM, ELEM_F32, abc, 2),
-             *z = rt_tensor_new(rt, MEM_HBM, ELEM_I8, ab, 2), *h = rt_tensor_new(rt, MEM_HBM, ELEM_F32, half, 2);
-    RtView vx = rt_view(x, true), vy = rt_view(y, true), vz = rt_view(z, true), vh = rt_view(h, true);
-    CHECK(rt_dma(rt, &vy, &vx) != 0 && strstr(rt_error(rt), "does not hold"), "DMA into a larger tensor: %s",
+             *z = rt_tensor_new(rt, MEM_HBM, ELEM_I8, ab, 2);
+    RtView vx = rt_view(x, true), vy = rt_view(y, true), vz = rt_view(z, true), top;
+    CHECK(rt_dma(rt, &vy, &vx) != 0 && strstr(rt_error(rt), "different axes"), "DMA into another logical tensor: %s",
           rt_error(rt));
     CHECK(rt_dma(rt, &vz, &vx) != 0 && strstr(rt_error(rt), "element type"), "DMA across element types: %s",
           rt_error(rt));
-    CHECK(rt_dma(rt, &vx, &vh) != 0, "DMA from a tensor holding half the indices: %s", rt_error(rt));
-    CHECK(rt_dma(rt, &vh, &vx) == 0, "DMA of the even rows into the half tensor: %s", rt_error(rt));
+    /* the first half of A (a read tile) holds half the indices the whole destination needs */
+    RtView rx = rt_view(x, false);
+    CHECK(rt_tile(rt, &rx, parse(p, "m![A / 4]"), 1, 0, NULL, &top) == 0, "tile: %s", rt_error(rt));
+    CHECK(rt_dma(rt, &vx, &top) != 0 && strstr(rt_error(rt), "which the source does not hold"),
+          "DMA from a tile holding half the indices: %s", rt_error(rt));
+    RtView wtop;
+    CHECK(rt_tile(rt, &vx, parse(p, "m![A / 4]"), 1, 1, NULL, &wtop) == 0 && rt_dma(rt, &wtop, &top) == 0,
+          "DMA of a tile into a tile: %s", rt_error(rt));
     RtView ro = rt_view(x, false);
     CHECK(rt_dma(rt, &ro, &vx) != 0 && strstr(rt_error(rt), "read view"), "DMA into a read view: %s", rt_error(rt));
     rt_tensor_free(x);
     rt_tensor_free(y);
     rt_tensor_free(z);
-    rt_tensor_free(h);
     rt_free(rt);
     prog_free(p);
 }
@@ -321,14 +342,14 @@ static void test_declared(void)
 {
     const char *src = "axes![S = 64, A = 16, B = 128];\n"
                       "tensor H: HbmTensor<f32, m![1], m![A, S, B]>;\n"
-                      "tensor T: DmTensor<f32, m![1], m![1], m![S], m![A / 4 = 1 # 4, B / 32 = 2 # 4, A % 4, B % 32]>;\n"
+                      "tensor T: DmTensor<f32, m![1], m![1], m![S], m![A / 4, B / 32, A % 4, B % 32]>;\n"
                       "tensor R: HbmTensor<f32, m![1], m![S, B, A]>;\n";
     RtContext *rt;
     Prog *p = declare(src, NULL, &rt);
-    RtTensor *h = rt_tensor_declared(rt, "H"), *r = rt_tensor_declared(rt, "R");
-    CHECK(h && r, "declared HBM tensors: %s", rt_error(rt));
+    RtTensor *h = rt_tensor_declared(rt, "H"), *r = rt_tensor_declared(rt, "R"), *t = rt_tensor_declared(rt, "T");
+    CHECK(h && r && t, "declared tensors: %s", rt_error(rt));
     CHECK(!rt_tensor_declared(rt, "Q") && strstr(rt_error(rt), "no tensor named 'Q'"), "unknown tensor name");
-    if (!h || !r)
+    if (!h || !r || !t)
         goto out;
     uint64_t n = 64 * 16 * 128;
     float *in = malloc(n * sizeof *in), *out = calloc(n, sizeof *out);
@@ -336,28 +357,27 @@ static void test_declared(void)
         in[i] = (float)i; /* the host array is row-major over S, A, B (declaration order) */
     RtView vh = rt_view(h, true), vr = rt_view(r, true);
     CHECK(rt_from_host(rt, &vh, in) == 0, "fill H: %s", rt_error(rt));
-    /* move H to R through DM, one 4 x 64 tile (A / 4, B / 64) at a time */
-    RtView hr = rt_view(h, false);
+    /* move H to R through DM, one 4 x 64 tile (A / 4, B / 64) of each side at a time */
+    RtView hr = rt_view(h, false), wt = rt_view(t, true), rtv = rt_view(t, false);
     bool ok = true;
+    const Map *a4 = prog_parse_map(p, "<t>", "m![A / 4]"), *b64 = prog_parse_map(p, "<t>", "m![B / 64]");
     for (uint64_t a = 0; a < 4 && ok; a++)
         for (uint64_t b = 0; b < 2 && ok; b++) {
-            RtTensor *t = rt_tensor_declared(rt, "T");
-            RtView vt = rt_view(t, true), ra, rab, wa, wab;
-            ok &= rt_tile(rt, &hr, prog_parse_map(p, "<t>", "m![A / 4]"), 1, a, NULL, &ra) == 0;
-            ok &= ok && rt_tile(rt, &ra, prog_parse_map(p, "<t>", "m![B / 64]"), 1, b, NULL, &rab) == 0;
-            ok &= ok && rt_dma(rt, &vt, &rab) == 0;
-            ok &= ok && rt_tile(rt, &vr, prog_parse_map(p, "<t>", "m![A / 4]"), 1, a, NULL, &wa) == 0;
-            ok &= ok && rt_tile(rt, &wa, prog_parse_map(p, "<t>", "m![B / 64]"), 1, b, NULL, &wab) == 0;
-            RtView rt_ = rt_view(t, false);
-            ok &= ok && rt_dma(rt, &wab, &rt_) == 0;
+            RtView ra, rab, ta, tab, ba, bab, wa, wab;
+            ok &= rt_tile(rt, &hr, a4, 1, a, NULL, &ra) == 0 && rt_tile(rt, &ra, b64, 1, b, NULL, &rab) == 0;
+            ok &= ok && rt_tile(rt, &wt, a4, 1, a, NULL, &ta) == 0 && rt_tile(rt, &ta, b64, 1, b, NULL, &tab) == 0;
+            ok &= ok && rt_dma(rt, &tab, &rab) == 0;
+            ok &= ok && rt_tile(rt, &rtv, a4, 1, a, NULL, &ba) == 0 && rt_tile(rt, &ba, b64, 1, b, NULL, &bab) == 0;
+            ok &= ok && rt_tile(rt, &vr, a4, 1, a, NULL, &wa) == 0 && rt_tile(rt, &wa, b64, 1, b, NULL, &wab) == 0;
+            ok &= ok && rt_dma(rt, &wab, &bab) == 0;
             if (!ok)
                 fprintf(stderr, "  tile (%llu, %llu): %s\n", (unsigned long long)a, (unsigned long long)b, rt_error(rt));
-            rt_tensor_free(t);
         }
     CHECK(ok, "tiles moved HBM -> DM -> HBM");
     RtStats st = rt_stats(rt);
-    CHECK(st.jit_moves == 16 && st.plan_moves == 0 && st.kernels_compiled == 2,
-          "tile moves run JIT kernels, one per distinct pair of layouts (%llu moves, %llu kernels)",
+    CHECK(st.jit_moves == 16 && st.plan_moves == 0 && st.kernels_compiled == 3,
+          "tile moves run JIT kernels, one per distinct pair of layouts, and one for the host transfer (%llu moves, "
+          "%llu kernels)",
           (unsigned long long)st.jit_moves, (unsigned long long)st.kernels_compiled);
     CHECK(rt_to_host(rt, &vr, out) == 0 && memcmp(in, out, n * sizeof *in) == 0, "R reads back exactly what H held");
     free(in);
@@ -365,6 +385,7 @@ static void test_declared(void)
 out:
     rt_tensor_free(h);
     rt_tensor_free(r);
+    rt_tensor_free(t);
     rt_free(rt);
     prog_free(p);
 }
