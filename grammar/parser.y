@@ -116,7 +116,11 @@ kbody ::= kclauses RBRACE. { sema_kernel_end(ps); }
 kbody ::= kclauses error RBRACE. { sema_kernel_end(ps); }
 kclauses ::= .
 kclauses ::= kclauses kclause.
-kclause ::= IDENT(W) kitems(L) SEMI. { sema_kernel_clause(ps, W, L); }
+kclause ::= kword(W) kitems(L) SEMI. { sema_kernel_clause(ps, W, L); }
+/* The clause word is seen before its items are parsed: in a grid clause M and N denote the kernel's own
+ * axes, not the tile axes. */
+%type kword {Token}
+kword(R) ::= IDENT(W). { R = W; sema_kernel_word(ps, W); }
 kclause ::= error SEMI.
 kitems(R) ::= kitem(I). { R = I; }
 kitems(R) ::= kitems(L) COMMA kitem(I). { I->next = L; R = I; }

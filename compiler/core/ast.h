@@ -122,6 +122,8 @@ typedef struct TensorDecl {
  *       pack B = m![N / 32, K, N % 32];     -- optional: DM layout of a B tile, over the tile axes
  *       order N, K, M;                      -- optional: block loops, outermost first
  *       split M;                            -- optional: the axis whose tiles are spread over slices
+ *       grid chip = m![N / 512], slice = m![M / 32, N % 512 / 32];   -- optional, instead of split: the
+ *                                              units (chips, clusters, slices) that compute blocks of C
  *   }
  *
  * C <- alpha*A*B + beta*C, alpha and beta given at run time. A, B and C name HbmTensor
@@ -144,7 +146,15 @@ typedef struct KernelDecl {
     const Map *pack_a, *pack_b;     /* DM tile layouts over the tile axes (defaults filled in) */
     int mr, nr, kgroup;             /* the panel geometry recognized from pack_a and pack_b */
     GemmRole order[3];              /* block loops, outermost first (default N, K, M) */
-    GemmRole split;                 /* GEMM_M or GEMM_N (default: M if |M| >= |N|, else N) */
+    GemmRole split;                 /* the axis a split clause (or the default) spreads over slices */
+    /* The spread of the work (SPEC §6): mappings over the top digits of M and N whose positions are the
+     * units computing C — grid[0] its chips, grid[1] the clusters of a chip, grid[2] the slices of a
+     * cluster (m![1]: one). Unit (c, l, s) computes the block of C whose origin is the cell of the
+     * grid layout m![{grid[0]}, {grid[1]}, {grid[2]}] at ((c*|grid[1]| + l)*|grid[2]| + s), block[0] rows
+     * by block[1] columns (cut at C's edge); a unit whose cell is padding is idle. The chip grid is C's
+     * Chip mapping unless given; `split R` is a slice grid over R's tiles. */
+    const Map *grid[3];
+    uint64_t block[2];              /* rows (M) and columns (N) of C per unit */
     TargetIsa isa;                  /* the ISA the geometry was checked for (never TARGET_ISA_HOST) */
     uint64_t dm_bytes;              /* bytes of one A tile plus one B tile in DM (per slice) */
 } KernelDecl;

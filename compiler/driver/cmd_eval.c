@@ -7,7 +7,7 @@
 
 int cmd_check(int argc, char **argv)
 {
-    TargetIsa isa = TARGET_ISA_HOST; /* --isa: check kernel declarations for that ISA, whatever the host */
+    TargetIsa isa = drv_isa; /* --isa: check kernel declarations for that ISA, whatever the host */
     int files = 0;
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--isa") == 0) {

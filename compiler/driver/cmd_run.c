@@ -118,19 +118,32 @@ static void print_plan(const Prog *p, const KernelDecl *k, const RtGemm *g, int 
             printf("staged through row-major HBM by a JIT relayout kernel");
         free(chip);
         free(elem);
-        if (i < 2) {
-            char *dm = drv_fmt_map(p, i == 0 ? k->pack_a : k->pack_b);
-            printf("; tiles to DM %s", dm);
-            free(dm);
-        }
         printf("\n");
     }
-    printf("  tiles %s %llu, %s %llu, %s %llu (%llu bytes of DM per slice); order %s, %s, %s; split %s over %d "
-           "thread%s; %s micro-tile %dx%d, K groups of %d\n",
+    /* the work: the grid's units, and the DM tiles they hold (the operand's tiles over the grid, replicated
+     * along the grid's digits of the axis it lacks) */
+    char *grid[3];
+    for (int d = 0; d < 3; d++)
+        grid[d] = drv_fmt_map(p, k->grid[d]);
+    uint64_t positions = 0;
+    size_t units = rt_gemm_units(g, &positions);
+    printf("  work: %llu units (chip %s, cluster %s, slice %s) of %llu x %llu blocks of C; %zu compute, over %d "
+           "thread%s\n",
+           (unsigned long long)positions, grid[0], grid[1], grid[2], (unsigned long long)k->block[0],
+           (unsigned long long)k->block[1], units, threads, threads == 1 ? "" : "s");
+    for (int i = 0; i < 2; i++) {
+        char *dm = drv_fmt_map(p, i == 0 ? k->pack_a : k->pack_b);
+        printf("  %s tiles in DM: DmTensor<%s, %s, %s, %s, %s>\n", opnames[i], elem_type_name(ops[i]->elem), grid[0],
+               grid[1], grid[2], dm);
+        free(dm);
+    }
+    for (int d = 0; d < 3; d++)
+        free(grid[d]);
+    printf("  tiles %s %llu, %s %llu, %s %llu (%llu bytes of DM per slice); order %s, %s, %s; %s micro-tile %dx%d, "
+           "K groups of %d\n",
            ax[0], (unsigned long long)k->tile[0], ax[1], (unsigned long long)k->tile[1], ax[2],
            (unsigned long long)k->tile[2], (unsigned long long)k->dm_bytes, ax[k->order[0]], ax[k->order[1]],
-           ax[k->order[2]], ax[k->split], threads, threads == 1 ? "" : "s", rt_gemm_isa_name(g), k->mr, k->nr,
-           k->kgroup);
+           ax[k->order[2]], rt_gemm_isa_name(g), k->mr, k->nr, k->kgroup);
 }
 
 static int run_kernel(Prog *p, const KernelDecl *k, const RunOptions *o)
@@ -236,7 +249,7 @@ done:
 
 int cmd_run(int argc, char **argv)
 {
-    RunOptions o = {.threads = 1, .reps = 5, .seed = 1, .alpha = 1.0, .beta = 0.0};
+    RunOptions o = {.threads = 1, .reps = 5, .seed = 1, .alpha = 1.0, .beta = 0.0, .isa = drv_isa};
     const char *pos[2] = {0};
     int npos = 0;
     static const char *const size_flags[3] = {"--m", "--n", "--k"};

@@ -60,9 +60,13 @@ void drv_print_diags(const Prog *p, const Diag *from)
 }
 
 /* Loads a program from a file (or, with is_source, from text); returns NULL after printing why. */
+TargetIsa drv_isa = TARGET_ISA_HOST;
+
 Prog *drv_load(const char *arg, bool is_source)
 {
-    return drv_load_into(prog_new(), arg, is_source);
+    Prog *p = prog_new();
+    prog_set_target(p, drv_isa);
+    return drv_load_into(p, arg, is_source);
 }
 
 Prog *drv_load_into(Prog *p, const char *arg, bool is_source)

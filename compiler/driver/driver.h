@@ -15,6 +15,9 @@ enum { DRV_EXIT_OK = 0, DRV_EXIT_INPUT = 1, DRV_EXIT_USAGE = 2 };
 int drv_usage_error(const char *fmt, const char *arg);
 /* Prints the program's diagnostics from `from` (NULL: all) to stderr. */
 void drv_print_diags(const Prog *p, const Diag *from);
+/* The ISA kernel declarations are checked for: the host's best, or the environment's MAPC_ISA (avx512, avx2 or
+ * portable; read by main), or a command's --isa. */
+extern TargetIsa drv_isa;
 /* Loads and checks a program from a file (or, with is_source, from the text itself);
  * NULL after printing the diagnostics or the I/O error. */
 Prog *drv_load(const char *arg, bool is_source);

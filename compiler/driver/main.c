@@ -26,7 +26,8 @@ static const char usage_text[] =
     "NAME is a type defined in the program, or an inline m![...].\n"
     "options: --help, --version; 'mapc COMMAND --help' describes one command.\n"
     "exit status: 0 success (and \"equivalent\"), 1 an error in the input, a failed assertion\n"
-    "or \"not equivalent\", 2 wrong command-line usage.\n";
+    "or \"not equivalent\", 2 wrong command-line usage.\n"
+    "environment: MAPC_ISA=avx512|avx2|portable checks and runs kernels for that ISA (default: the host's best).\n";
 
 static const struct {
     const char *name, *help;
@@ -107,6 +108,10 @@ int main(int argc, char **argv)
     } commands[] = {{"check", cmd_check}, {"eval", cmd_eval}, {"table", cmd_table}, {"equiv", cmd_equiv}, {"norm", cmd_norm}, {"lower", cmd_lower}, {"describe", cmd_describe}, {"emit", cmd_emit}, {"run", cmd_run}, {"where", cmd_where}};
     if (argc < 2)
         return drv_usage_error("no command given%s", "");
+    /* MAPC_ISA=avx512|avx2|portable checks (and runs) kernels for that ISA instead of the host's best */
+    const char *isa = getenv("MAPC_ISA");
+    if (isa && *isa && !target_isa_parse(isa, &drv_isa))
+        return drv_usage_error("MAPC_ISA takes avx512, avx2 or portable, not '%s'", isa);
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         fputs(usage_text, stdout);
         return DRV_EXIT_OK;

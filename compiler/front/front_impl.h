@@ -133,6 +133,18 @@ bool sema_pad_name(Parser *ps, Token name, CellKind *kind);
 void sema_kernel_begin(Parser *ps, Token name, const KOperand *ops);
 KItem *sema_kernel_item(Parser *ps, KItemKind kind, Token name, Token value, const Map *map);
 void sema_kernel_clause(Parser *ps, Token word, KItem *items);
+/* A kernel's grid clause (sema_grid.c): its items chip = m![...], cluster = ..., slice = ... over the kernel's
+ * axes M and N only, into grid[3] and their positions into at[3]; false after diagnostics. */
+bool sema_grid_clause(Parser *ps, const KernelDecl *k, Token word, const KItem *items, const Map **grid, Loc *at);
+/* Completes the spread of k's work (KernelDecl.grid and block): the given grids, the chip grid C's Chip
+ * mapping when not given, the split shorthand without a grid clause; checks the units (at most 2 clusters
+ * and 256 slices), that each unit's work is a block of C (the grids' digits are the top digits of M and N)
+ * and that each operand is on the chips the grid projects onto its axes. false after diagnostics at `at`
+ * (or at the grid's mapping). */
+bool sema_grid_finish(Parser *ps, KernelDecl *k, const Map *const *given, const Loc *given_at, bool grid_clause,
+                      bool split_clause, Loc at);
+/* The word of the clause whose items are about to be parsed (it decides what M, N and K denote in them). */
+void sema_kernel_word(Parser *ps, Token word);
 void sema_kernel_end(Parser *ps);
 /* Whether name is an axis of the kernel whose body is being parsed (any name, after a syntax error in its
  * header): *axis is then its tile axis, or -1 before the tile clause has made them or when the header is

@@ -13,8 +13,8 @@
 enum { OP_A, OP_B };
 static const char *const roles[2] = {"A", "B"};
 
-typedef enum { CL_TILE, CL_PACK, CL_ORDER, CL_SPLIT, CL_COUNT } Clause;
-static const char *const clause_words[CL_COUNT] = {"tile", "pack", "order", "split"};
+typedef enum { CL_TILE, CL_PACK, CL_ORDER, CL_SPLIT, CL_GRID, CL_COUNT } Clause;
+static const char *const clause_words[CL_COUNT] = {"tile", "pack", "order", "split", "grid"};
 
 struct KernelScope {
     KernelDecl *k;
@@ -30,6 +30,9 @@ struct KernelScope {
     Loc seen[CL_COUNT];     /* where each clause word was last met (line 0: not yet) */
     Loc pack_at[2];         /* where pack A and pack B were given (their m! token; line 0: not given) */
     const Map *pack[2];     /* the pack layouts given for A and B, checked to use only their tile axes */
+    int word;               /* the clause whose items are being parsed (CL_COUNT: none known) */
+    const Map *grid[3];     /* the grid clause's chip, cluster and slice mappings (NULL: not given) */
+    Loc grid_at[3];
 };
 
 
@@ -187,6 +190,7 @@ void sema_kernel_begin(Parser *ps, Token name, const KOperand *ops)
     Prog *p = ps->prog;
     KernelScope *ks = arena_alloc(&p->arena, sizeof *ks);
     ps->kernel = ks;
+    ks->word = CL_COUNT;
     ks->errors = p->diags.count;
     ks->syntax_errors = ps->syntax_errors;
     ks->dead = !ops;
@@ -381,10 +385,26 @@ static void clause_split(Parser *ps, KernelScope *ks, Token word, const KItem *i
         ks->k->split = (GemmRole)r;
 }
 
+/* The clause a word names, or CL_COUNT. */
+static int clause_of(Token word)
+{
+    int cl = 0;
+    while (cl < CL_COUNT && !tok_is(word, clause_words[cl]))
+        cl++;
+    return cl;
+}
+
+void sema_kernel_word(Parser *ps, Token word)
+{
+    if (ps->kernel)
+        ps->kernel->word = clause_of(word);
+}
+
 void sema_kernel_clause(Parser *ps, Token word, KItem *items)
 {
     KernelScope *ks = ps->kernel;
     assert(ks);
+    ks->word = CL_COUNT;
     if (ks->dead)
         return;
     KItem *in_order = NULL; /* items come newest first */
@@ -394,12 +414,10 @@ void sema_kernel_clause(Parser *ps, Token word, KItem *items)
         in_order = items;
         items = next;
     }
-    int cl = 0;
-    while (cl < CL_COUNT && !tok_is(word, clause_words[cl]))
-        cl++;
+    int cl = clause_of(word);
     if (cl == CL_COUNT) {
-        diag_error(D(ps), word.loc, "unknown kernel clause '%.*s'; expected tile, pack, order or split", (int)word.len,
-                   word.s);
+        diag_error(D(ps), word.loc, "unknown kernel clause '%.*s'; expected tile, pack, order, split or grid",
+                   (int)word.len, word.s);
         return;
     }
     if (cl != CL_PACK && ks->seen[cl].line) {
@@ -413,6 +431,10 @@ void sema_kernel_clause(Parser *ps, Token word, KItem *items)
     case CL_PACK: clause_pack(ps, ks, word, in_order); break;
     case CL_ORDER: clause_order(ps, ks, word, in_order); break;
     case CL_SPLIT: clause_split(ps, ks, word, in_order); break;
+    case CL_GRID:
+        if (ks->axes_ok)
+            sema_grid_clause(ps, ks->k, word, in_order, ks->grid, ks->grid_at);
+        break;
     case CL_COUNT: break;
     }
 }
@@ -429,7 +451,10 @@ bool sema_kernel_axis(const Parser *ps, Token name, int *axis)
     int r = role_of(ks, name);
     if (r < 0)
         return false;
-    *axis = ks->tiled ? ks->k->tile_axis[r] : -1;
+    if (ks->word == CL_GRID) /* a grid spreads C's blocks: the kernel's own axes */
+        *axis = ks->axes_ok ? ks->k->axis[r] : -1;
+    else
+        *axis = ks->tiled ? ks->k->tile_axis[r] : -1;
     return true;
 }
 
@@ -635,6 +660,8 @@ void sema_kernel_end(Parser *ps)
     k->isa = ks->t->isa;
     if (!ks->seen[CL_SPLIT].line)
         k->split = p->axes[k->axis[GEMM_M]].size >= p->axes[k->axis[GEMM_N]].size ? GEMM_M : GEMM_N;
+    if (!sema_grid_finish(ps, k, ks->grid, ks->grid_at, ks->seen[CL_GRID].line, ks->seen[CL_SPLIT].line, k->loc))
+        return;
     p->kernels = arena_grow(&p->arena, p->kernels, p->nkernels, &p->kernels_cap, sizeof *p->kernels);
     p->kernels[p->nkernels++] = k;
 }

@@ -266,6 +266,151 @@ static int run(Gemm *g, const GemmTiling *tl, bool is_int, float af, float bf, i
     return 0;
 }
 
+/* ---- units ---- */
+
+typedef struct UnitJob {
+    Job j;                  /* the plan, kernels, scalars and block sizes (its views are unused) */
+    const GemmUnit *units;
+    size_t n;
+    int tasks;
+} UnitJob;
+
+/* Whether view y continues view x by elems rows (down) or columns (across), with the same strides. */
+static bool continues(const GemmView *x, const GemmView *y, bool down)
+{
+    if (x->rs != y->rs || x->cs != y->cs || x->type != y->type || (down ? x->cols != y->cols : x->rows != y->rows))
+        return false;
+    int64_t step = down ? (int64_t)x->rows * x->rs : (int64_t)x->cols * x->cs;
+    return (const char *)y->data == (const char *)x->data + step * (int64_t)gemm_type_size(x->type);
+}
+
+/* Unit y merged into x when it is the next block of C down (the same columns of B, the next rows of A) or
+ * across (the same rows of A, the next columns of B): one larger product with the same arithmetic per
+ * element of C (the k order does not depend on the block), so merging never changes a result. */
+static bool merge(GemmUnit *x, const GemmUnit *y)
+{
+    bool same_b = x->b.data == y->b.data && x->b.cols == y->b.cols && x->b.rs == y->b.rs && x->b.cs == y->b.cs;
+    bool same_a = x->a.data == y->a.data && x->a.rows == y->a.rows && x->a.rs == y->a.rs && x->a.cs == y->a.cs;
+    if (same_b && continues(&x->a, &y->a, true) && continues(&x->c, &y->c, true)) {
+        x->a.rows += y->a.rows;
+        x->c.rows += y->c.rows;
+        return true;
+    }
+    if (same_a && continues(&x->b, &y->b, false) && continues(&x->c, &y->c, false)) {
+        x->b.cols += y->b.cols;
+        x->c.cols += y->c.cols;
+        return true;
+    }
+    return false;
+}
+
+/* One unit (or a run of merged units) through every block of its C view, on buffer buf. */
+static void run_unit(const Job *j, const GemmUnit *x, char *buf)
+{
+    const GemmPlan *p = j->p;
+    if (x->c.rows == 0 || x->c.cols == 0)
+        return;
+    if (x->a.cols == 0 || (j->is_int ? j->ai == 0 : j->af == 0.0f)) {
+        scale_c(&x->c, j->is_int, j->bf, j->bi);
+        return;
+    }
+    CgGemmBlocks args = {
+        .m0 = 0, .m1 = (int64_t)x->c.rows, .n0 = 0, .n1 = (int64_t)x->c.cols, .k = (int64_t)x->a.cols,
+        .a = x->a.data, .b = x->b.data, .a_rs = x->a.rs, .a_cs = x->a.cs, .b_rs = x->b.rs, .b_cs = x->b.cs,
+        .c = x->c.data, .c_rs = x->c.rs, .c_cs = x->c.cs,
+        .mc = p->mc, .kc = p->kc, .nc = p->nc,
+        .abuf = buf, .bbuf = buf + j->asize, .colsum = (int32_t *)(buf + j->asize + j->bsize),
+        .colsum_fn = gemm_colsum, .direct = 0,
+        .alpha_f = j->af, .beta_f = j->bf, .alpha_i = j->ai, .beta_i = j->bi};
+    j->k->blocks(&args);
+}
+
+/* Task t: the units [t*n/tasks, (t+1)*n/tasks), consecutive ones merged while they continue each other,
+ * on task t's buffers. */
+static void unit_task(void *arg, int t)
+{
+    UnitJob *u = arg;
+    size_t lo = u->n * (size_t)t / (size_t)u->tasks, hi = u->n * (size_t)(t + 1) / (size_t)u->tasks;
+    char *buf = u->j.g->buf[t];
+    while (lo < hi) {
+        GemmUnit run = u->units[lo++];
+        while (lo < hi && merge(&run, &u->units[lo]))
+            lo++;
+        run_unit(&u->j, &run, buf);
+    }
+}
+
+/* The shared body of gemm_f32_units and gemm_i8_units. */
+static int run_units(Gemm *g, const GemmTiling *tl, bool is_int, float af, float bf, int32_t ai, int32_t bi,
+                     const GemmUnit *units, size_t n, char *err, size_t cap)
+{
+    if (!tl) {
+        snprintf(err, cap, "a spread product needs the kernel's tiling");
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char why[224];
+        if (gemm_check(&units[i].a, &units[i].b, &units[i].c, why, sizeof why)) {
+            snprintf(err, cap, "unit %zu: %s", i, why);
+            return -1;
+        }
+        if ((units[i].a.type == GEMM_I8) != is_int || units[i].a.type != units[0].a.type) {
+            snprintf(err, cap, "unit %zu: its element types differ from the call's", i);
+            return -1;
+        }
+    }
+    if (n == 0)
+        return 0;
+    UnitJob u = {.j = {.g = g, .is_int = is_int, .af = af, .bf = bf, .ai = ai, .bi = bi}, .units = units, .n = n};
+    GemmPlan p;
+    if (tiled_kernels(g, tl, units[0].a.type, &p, &u.j, err, cap))
+        return -1;
+    u.j.p = &p;
+    int mr = p.spec.mr, nr = p.spec.nv * p.spec.vl, kg = cg_gemm_kgroup(p.spec.kind);
+    size_t ps = (size_t)cg_gemm_packed_size(p.spec.kind), kcp = (size_t)((p.kc + kg - 1) / kg * kg);
+    size_t mcp = round_up((size_t)p.mc, (size_t)mr), ncp = round_up((size_t)p.nc, (size_t)nr);
+    u.j.asize = round_up(mcp * kcp * ps, PACK_ALIGN);
+    u.j.bsize = round_up(ncp * kcp * ps, PACK_ALIGN);
+    size_t need = u.j.asize + u.j.bsize + round_up(ncp * sizeof(int32_t), PACK_ALIGN);
+    double flops = 0;
+    for (size_t i = 0; i < n; i++)
+        flops += 2.0 * (double)units[i].c.rows * (double)units[i].c.cols * (double)units[i].a.cols;
+    u.tasks = flops < ONE_TASK_FLOPS ? 1 : (size_t)g->threads < n ? g->threads : (int)n;
+    for (int t = 0; t < u.tasks; t++)
+        if (g->bufsize[t] < need) {
+            free(g->buf[t]);
+            g->bufsize[t] = 0;
+            if (!(g->buf[t] = aligned_alloc(PACK_ALIGN, need))) {
+                snprintf(err, cap, "out of memory");
+                return -1;
+            }
+            g->bufsize[t] = need;
+        }
+    if (u.tasks == 1)
+        unit_task(&u, 0);
+    else
+        rt_pool_run(g->pool, u.tasks, unit_task, &u);
+    return 0;
+}
+
+int gemm_f32_units(Gemm *g, const GemmTiling *tiling, float alpha, float beta, const GemmUnit *units, size_t n,
+                   char *err, size_t cap)
+{
+    pthread_mutex_lock(&g->lock);
+    int r = run_units(g, tiling, false, alpha, beta, 0, 0, units, n, err, cap);
+    pthread_mutex_unlock(&g->lock);
+    return r;
+}
+
+int gemm_i8_units(Gemm *g, const GemmTiling *tiling, int32_t alpha, int32_t beta, const GemmUnit *units, size_t n,
+                  char *err, size_t cap)
+{
+    pthread_mutex_lock(&g->lock);
+    int r = run_units(g, tiling, true, 0.0f, 0.0f, alpha, beta, units, n, err, cap);
+    pthread_mutex_unlock(&g->lock);
+    return r;
+}
+
 int gemm_f32(Gemm *g, float alpha, const GemmView *a, const GemmView *b, float beta, const GemmView *c, char *err,
              size_t cap)
 {

@@ -110,7 +110,7 @@ typedef struct GemmTiling {
     int kgroup;             /* k values per packed group: one the ISA's table allows for the input type */
     int64_t mc, nc, kc;     /* block sizes along M, N and K */
     GemmRole order[3];      /* block loops, outermost first (a permutation of M, N, K) */
-    int split;              /* 0: threads own blocks of rows of C; 1: blocks of columns */
+    int split;              /* one product (gemm_*_tiled): 0 threads own blocks of rows of C, 1 of columns */
 } GemmTiling;
 
 /* gemm_f32 / gemm_i8 with the caller's tiling instead of the engine's (NULL: the engine's). Errors
@@ -121,6 +121,23 @@ int gemm_f32_tiled(Gemm *g, const GemmTiling *tiling, float alpha, const GemmVie
                    const GemmView *c, char *err, size_t cap);
 int gemm_i8_tiled(Gemm *g, const GemmTiling *tiling, int32_t alpha, const GemmView *a, const GemmView *b, int32_t beta,
                   const GemmView *c, char *err, size_t cap);
+
+/* One unit of a spread product (a declared kernel's grid, KernelDecl.grid): C's block c <- alpha * a * b
+ * + beta * c, with a the block's rows of A (rows x k) and b its columns of B (k x cols). */
+typedef struct GemmUnit {
+    GemmView a, b, c;
+} GemmUnit;
+
+/* The caller's tiling over n units, spread statically over the engine's threads: each task takes a range of
+ * consecutive units, each unit whole on one thread (neighbouring blocks of one task run as one larger
+ * block, which computes every element of C alike), so results are bit-identical whatever the thread count. Each
+ * unit's views are validated as gemm_f32_tiled's (the first failure names the unit); the units' C blocks
+ * must not overlap, which a kernel's grid guarantees (a replicated block is given once). 0, or -1 with
+ * err set (C untouched when validation fails). */
+int gemm_f32_units(Gemm *g, const GemmTiling *tiling, float alpha, float beta, const GemmUnit *units, size_t n,
+                   char *err, size_t cap);
+int gemm_i8_units(Gemm *g, const GemmTiling *tiling, int32_t alpha, int32_t beta, const GemmUnit *units, size_t n,
+                  char *err, size_t cap);
 
 /* Compiles (or finds in the cache) every kernel the engine may use for type t, so a later call does
  * not pay for the JIT. 0 or -1 with err set. */

@@ -1,4 +1,5 @@
-/* rt_gemm.c — a declared GEMM kernel over HBM tensors: operand access (in place or staged), the run. */
+/* rt_gemm.c — a declared GEMM kernel over HBM tensors: operand access (in place or staged), the units of
+ * its grid (one block of C each), the run. */
 #include "desc/desc.h"
 #include "rt_gemm.h"
 
@@ -18,6 +19,9 @@ struct RtGemm {
     RtGemmAccess acc[3];
     GemmView view[3];
     GemmTiling tiling;
+    GemmUnit *units;            /* owned: the grid's live units, a replicated block once */
+    size_t nunits;
+    uint64_t grid_units;        /* positions of the grid (live, idle and replicas) */
     Gemm *engine;               /* owned */
     bool is_int;
     double stage_seconds;       /* time spent in staging moves by the last run */
@@ -151,6 +155,72 @@ static int check_operand(RtContext *rt, const KernelDecl *k, int i, const RtTens
     return 0;
 }
 
+/* The rows [r0, r0 + rows) and columns [c0, c0 + cols) of view v. */
+static GemmView sub_view(const GemmView *v, uint64_t r0, uint64_t c0, uint64_t rows, uint64_t cols)
+{
+    uint64_t off = r0 * (uint64_t)v->rs + c0 * (uint64_t)v->cs;
+    return gemm_view((char *)v->data + off * gemm_type_size(v->type), v->len > off ? v->len - off : 0, rows, cols,
+                     v->rs, v->cs, v->type);
+}
+
+/* The grid's units: for each position of the grid layout m![{chip}, {cluster}, {slice}] whose cell is live,
+ * the block of C at that cell's (M, N) origin, block[0] x block[1] cut at C's edge, with its rows of A and
+ * columns of B; a block met again (a broadcast of the grid replicates the work) is given once. 0, or -1. */
+static int make_units(RtGemm *g)
+{
+    RtContext *rt = g->rt;
+    Prog *p = rt_prog(rt);
+    const KernelDecl *k = g->k;
+    MapWhy why;
+    const Map *grid = NULL;
+    for (int d = 2; d >= 0; d--)
+        if (k->grid[d]->size > 1 || (d == 0 && !grid))
+            grid = grid ? map_make_pair(&p->arena, k->grid[d], grid, k->loc, why) : k->grid[d];
+    if (!grid)
+        return rt_fail(rt, "kernel %s: the grid's layout: %s", k->name, why);
+    uint64_t M = p->axes[k->axis[GEMM_M]].size, N = p->axes[k->axis[GEMM_N]].size, K = p->axes[k->axis[GEMM_K]].size;
+    uint64_t h = k->block[0], w = k->block[1], bm = (M + h - 1) / h, bn = (N + w - 1) / w;
+    g->grid_units = grid->size;
+    g->units = calloc(grid->size ? grid->size : 1, sizeof *g->units);
+    bool *seen = calloc(bm * bn + 1, 1);
+    Evaluator *ev = eqv_evaluator_new(p);
+    Cell c = {.coord = calloc((size_t)p->naxes + 1, sizeof(uint64_t))};
+    int r = 0;
+    if (!g->units || !seen || !ev || !c.coord)
+        r = rt_fail(rt, "out of memory");
+    for (uint64_t u = 0; r == 0 && u < grid->size; u++) {
+        if (eval_cell(ev, grid, u, &c) != EVAL_OK) {
+            r = rt_fail(rt, "kernel %s: cannot evaluate its grid: %s", k->name, eval_error(ev));
+            break;
+        }
+        if (c.kind != CELL_LIVE)
+            continue; /* an idle unit: padding of the grid */
+        uint64_t m0 = c.coord[k->axis[GEMM_M]], n0 = c.coord[k->axis[GEMM_N]];
+        if (m0 >= M || n0 >= N || seen[m0 / h * bn + n0 / w])
+            continue;
+        seen[m0 / h * bn + n0 / w] = true;
+        uint64_t rows = M - m0 < h ? M - m0 : h, cols = N - n0 < w ? N - n0 : w;
+        g->units[g->nunits++] = (GemmUnit){.a = sub_view(&g->view[0], m0, 0, rows, K),
+                                           .b = sub_view(&g->view[1], 0, n0, K, cols),
+                                           .c = sub_view(&g->view[2], m0, n0, rows, cols)};
+    }
+    if (r == 0 && g->nunits != bm * bn)
+        r = rt_fail(rt, "kernel %s: its grid leaves %llu of %llu blocks of C to no unit", k->name,
+                    (unsigned long long)(bm * bn - g->nunits), (unsigned long long)(bm * bn));
+    free(seen);
+    free(c.coord);
+    eqv_evaluator_free(ev);
+    return r;
+}
+
+/* The product over the units: C <- alpha*A*B + beta*C (integers for i8 kernels). */
+static int run_units(RtGemm *g, double alpha, double beta, char *err, size_t cap)
+{
+    if (g->is_int)
+        return gemm_i8_units(g->engine, &g->tiling, (int32_t)alpha, (int32_t)beta, g->units, g->nunits, err, cap);
+    return gemm_f32_units(g->engine, &g->tiling, (float)alpha, (float)beta, g->units, g->nunits, err, cap);
+}
+
 RtGemm *rt_gemm_new(RtContext *rt, const KernelDecl *k, RtTensor *a, RtTensor *b, RtTensor *c)
 {
     RtGemm *g = calloc(1, sizeof *g);
@@ -195,11 +265,9 @@ RtGemm *rt_gemm_new(RtContext *rt, const KernelDecl *k, RtTensor *a, RtTensor *b
         rt_fail(rt, "kernel %s: %s", k->name, err);
         ok = false;
     }
+    ok = ok && make_units(g) == 0;
     /* a zero-scale product of the operands compiles the kernels now (C is left as it is) */
-    if (ok && (g->is_int ? gemm_i8_tiled(g->engine, &g->tiling, 0, &g->view[0], &g->view[1], 1, &g->view[2], err,
-                                         sizeof err)
-                         : gemm_f32_tiled(g->engine, &g->tiling, 0.0f, &g->view[0], &g->view[1], 1.0f, &g->view[2],
-                                          err, sizeof err))) {
+    if (ok && run_units(g, 0, 1, err, sizeof err)) {
         rt_fail(rt, "kernel %s: %s", k->name, err);
         ok = false;
     }
@@ -216,6 +284,7 @@ void rt_gemm_free(RtGemm *g)
         return;
     for (int i = 0; i < 3; i++)
         rt_tensor_free(g->stage[i]);
+    free(g->units);
     gemm_free(g->engine);
     free(g);
 }
@@ -232,17 +301,11 @@ int rt_gemm_run(RtGemm *g, double alpha, double beta)
         }
     g->stage_seconds = now_seconds() - t0;
     char err[256];
-    int r;
-    if (g->is_int) {
-        if (alpha != floor(alpha) || beta != floor(beta) || fabs(alpha) > INT32_MAX || fabs(beta) > INT32_MAX)
-            return rt_fail(rt, "kernel %s computes in i32: alpha (%g) and beta (%g) must be 32-bit integers",
-                           g->k->name, alpha, beta);
-        r = gemm_i8_tiled(g->engine, &g->tiling, (int32_t)alpha, &g->view[0], &g->view[1], (int32_t)beta, &g->view[2],
-                          err, sizeof err);
-    } else {
-        r = gemm_f32_tiled(g->engine, &g->tiling, (float)alpha, &g->view[0], &g->view[1], (float)beta, &g->view[2],
-                           err, sizeof err);
-    }
+    if (g->is_int && (alpha != floor(alpha) || beta != floor(beta) || alpha < INT32_MIN || alpha > INT32_MAX ||
+                      beta < INT32_MIN || beta > INT32_MAX))
+        return rt_fail(rt, "kernel %s computes in i32: alpha (%g) and beta (%g) must be 32-bit integers", g->k->name,
+                       alpha, beta);
+    int r = run_units(g, alpha, beta, err, sizeof err);
     if (r)
         return rt_fail(rt, "kernel %s: %s", g->k->name, err);
     if (g->stage[2]) {
@@ -263,6 +326,13 @@ const RtGemmAccess *rt_gemm_access(const RtGemm *g, int operand)
 double rt_gemm_stage_seconds(const RtGemm *g)
 {
     return g->stage_seconds;
+}
+
+size_t rt_gemm_units(const RtGemm *g, uint64_t *grid_units)
+{
+    if (grid_units)
+        *grid_units = g->grid_units;
+    return g->nunits;
 }
 
 const char *rt_gemm_isa_name(const RtGemm *g)

@@ -40,5 +40,8 @@ const RtGemmAccess *rt_gemm_access(const RtGemm *g, int operand);
 const char *rt_gemm_isa_name(const RtGemm *g);
 /* Seconds the last rt_gemm_run spent moving staged operands (0 when every operand is in place). */
 double rt_gemm_stage_seconds(const RtGemm *g);
+/* The units that compute (blocks of C, each once) and, in *grid_units, the positions of the kernel's grid
+ * (with its idle and replicated units). */
+size_t rt_gemm_units(const RtGemm *g, uint64_t *grid_units);
 
 #endif

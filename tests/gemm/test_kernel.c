@@ -50,6 +50,7 @@ typedef struct Layout {
     LayoutKind kind;
     bool swap;
     uint64_t ld;        /* L_LD, L_CHIP: V padded to ld (ld == |V| when unpadded) */
+    uint64_t reps;      /* L_REPL: copies, one per chip */
     uint64_t b, pb;     /* L_BLOCK: U in blocks of b, padded to pb (a multiple of b) */
     uint64_t tx, ty;    /* L_TILED: tile extents along X and Y */
     bool ocol, icol;    /* L_TILED: tiles in column-major order; elements column-major inside a tile */
@@ -66,12 +67,12 @@ static uint64_t layout_size(const Layout *l, uint64_t sx, uint64_t sy)
     case L_CHIP: return su * l->ld;
     case L_BLOCK: return l->pb * sv;
     case L_TILED: return round_up(sx, l->tx) * round_up(sy, l->ty);
-    case L_REPL: return 2 * su * sv;
+    case L_REPL: return l->reps * su * sv;
     default: return 0;
     }
 }
 
-static int layout_copies(const Layout *l) { return l->kind == L_REPL ? 2 : 1; }
+static int layout_copies(const Layout *l) { return l->kind == L_REPL ? (int)l->reps : 1; }
 
 static uint64_t layout_pos(const Layout *l, uint64_t sx, uint64_t sy, uint64_t i, uint64_t j, int c)
 {
@@ -136,7 +137,7 @@ static void layout_text(char *buf, size_t size, const Layout *l, const char *x, 
         else
             harness_cat(buf, size, "m![%s], m![%s # %llu]", u, v, U(l->ld));
         break;
-    case L_REPL: harness_cat(buf, size, "m![2], m![%s, %s]", u, v); break;
+    case L_REPL: harness_cat(buf, size, "m![%llu], m![%s, %s]", U(l->reps), u, v); break;
     default: break;
     }
 }
@@ -173,6 +174,7 @@ static Layout random_layout(LayoutKind kind, uint64_t sx, uint64_t sy)
     l.ty = random_block(sy, tiles, 5);
     l.ocol = rng_below(&rng, 2);
     l.icol = rng_below(&rng, 2);
+    l.reps = 2;
     return l;
 }
 
@@ -559,13 +561,13 @@ static bool run_case(const Case *cs)
             uint64_t moved = 0;
             for (uint64_t pos = 0; pos < csize; pos++)
                 moved += !live[pos] && memcmp(now + pos * 4, c->raw + pos * 4, 4) != 0;
-            /* replicated: both copies hold C */
+            /* replicated: every copy holds C */
             uint64_t differ = 0;
-            if (layout_copies(cs->layout[2]) == 2)
+            for (int cp = 1; cp < layout_copies(cs->layout[2]); cp++)
                 for (uint64_t i = 0; i < c->sx; i++)
                     for (uint64_t j = 0; j < c->sy; j++)
                         differ += memcmp(now + layout_pos(cs->layout[2], c->sx, c->sy, i, j, 0) * 4,
-                                         now + layout_pos(cs->layout[2], c->sx, c->sy, i, j, 1) * 4, 4) != 0;
+                                         now + layout_pos(cs->layout[2], c->sx, c->sy, i, j, cp) * 4, 4) != 0;
             CHECK(moved == 0 && differ == 0, "%s: C (%s): %llu padding cells written, %llu copies differ",
                   cs->kernel, layout_names[cs->layout[2]->kind], U(moved), U(differ));
             free(live);
@@ -697,10 +699,34 @@ static void generated_case(int n)
     for (int i = 0; i < 3; i++)
         harness_cat(text, sizeof text, "%s%s = %llu", i ? ", " : "", axis_names[perm[i]], U(size[perm[i]]));
     harness_cat(text, sizeof text, "];\n");
+    /* The work follows C over chips (SPEC §6): C on one chip, replicated over 2, or one axis on chips; A and
+     * B are then on the chips the work projects onto their axes (replicated along the axis they lack). */
     Layout lay[3];
+    lay[2] = random_layout(lk[2], size[roles[2][0]], size[roles[2][1]]);
+    for (int o = 0; o < 2; o++) {
+        if (lay[2].kind == L_REPL) {
+            lk[o] = L_REPL;
+        } else if (lay[2].kind == L_CHIP) {
+            GemmRole chips = lay[2].swap ? GEMM_N : GEMM_M; /* the axis C has on its chips */
+            bool has = roles[o][0] == (int)chips || roles[o][1] == (int)chips;
+            lk[o] = has ? L_CHIP : L_REPL;
+        } else if (lk[o] == L_CHIP || lk[o] == L_REPL) {
+            lk[o] = lk[o] == L_CHIP ? L_BLOCK : L_ROW;
+        }
+        lay[o] = random_layout(lk[o], size[roles[o][0]], size[roles[o][1]]);
+        if (lay[2].kind == L_CHIP) {
+            GemmRole chips = lay[2].swap ? GEMM_N : GEMM_M;
+            if (lk[o] == L_CHIP) { /* the chips' axis major: it is on the Chip mapping; the other one padded or not */
+                lay[o].swap = roles[o][1] == (int)chips;
+                uint64_t sv = size[roles[o][lay[o].swap ? 0 : 1]];
+                lay[o].ld = rng_below(&rng, 2) ? sv : sv + 1 + rng_below(&rng, 3);
+            } else {
+                lay[o].reps = size[chips];
+            }
+        }
+    }
     for (int o = 0; o < 3; o++) {
         int rx = roles[o][0], ry = roles[o][1];
-        lay[o] = random_layout(lk[o], size[rx], size[ry]);
         cs.layout[o] = &lay[o];
         harness_cat(text, sizeof text, "tensor %s: HbmTensor<%s, ", opnames[o],
             o < 2 ? in_types[ty] : ty == T_I8 ? "i32" : "f32");
@@ -731,9 +757,27 @@ static void generated_case(int n)
         harness_cat(text, sizeof text, "    order %s, %s, %s;\n", axis_names[cs.order[0]], axis_names[cs.order[1]],
             axis_names[cs.order[2]]);
     }
-    if (rng_below(&rng, 4)) {
+    int spread = (int)rng_below(&rng, 8);
+    if (spread < 4) {
         cs.split = rng_below(&rng, 2) ? GEMM_M : GEMM_N;
         harness_cat(text, sizeof text, "    split %s;\n", axis_names[cs.split]);
+    } else if (spread < 7 && lay[2].kind != L_CHIP) {
+        /* a grid of slices over the top digits of M and N (C on one chip or replicated: the grid may not use
+         * the chips' axis again), sometimes padded, sometimes over 2 clusters or one of 2 */
+        char g[160] = "";
+        for (int r = 0; r < 2; r++) {
+            /* a block of d rows (columns): at most 16 blocks per axis, so at most 256 slices */
+            uint64_t s = size[r], least = (s + 15) / 16, d = least + rng_below(&rng, least + 7), pad = (s + d - 1) / d * d;
+            if (d == 1 || d == s)
+                continue;
+            if (pad == s)
+                harness_cat(g, sizeof g, "%s%s / %llu", *g ? ", " : "", axis_names[r], U(d));
+            else
+                harness_cat(g, sizeof g, "%s[%s # %llu] / %llu", *g ? ", " : "", axis_names[r], U(pad), U(d));
+        }
+        const char *cl = rng_below(&rng, 3) == 0 ? "cluster = m![1 # 2], " : rng_below(&rng, 4) == 0 ? "cluster = m![2], " : "";
+        harness_cat(text, sizeof text, "    grid %sslice = m![%s];\n", cl, *g ? g : "1");
+        cs.split = -2; /* a grid: no split to check */
     }
     harness_cat(text, sizeof text, "}\n");
     cs.text = text;
@@ -849,20 +893,29 @@ static void panel_cases(void)
 }
 
 /* A case over row-major A and B with the given C layout text. */
-static void small_case(const char *what, uint64_t m, uint64_t n, uint64_t k, const char *type, const char *ctype,
-                       const char *c_maps, int c_strided, double alpha, double beta, int threads)
+/* A kernel over A and B on the chips ab_chips (row-major on each) and C with the mappings c_maps. */
+static void small_case_on(const char *what, uint64_t m, uint64_t n, uint64_t k, const char *type, const char *ctype,
+                          const char *ab_chips, const char *c_maps, int c_strided, double alpha, double beta,
+                          int threads)
 {
     char text[1024];
     snprintf(text, sizeof text,
              "axes![M = %llu, N = %llu, K = %llu];\n"
-             "tensor A: HbmTensor<%s, m![1], m![M, K]>;\n"
-             "tensor B: HbmTensor<%s, m![1], m![K, N]>;\n"
+             "tensor A: HbmTensor<%s, %s, m![M, K]>;\n"
+             "tensor B: HbmTensor<%s, %s, m![K, N]>;\n"
              "tensor C: HbmTensor<%s, %s>;\n"
              "kernel %s: C[M, N] = A[M, K] * B[K, N] {\n    tile M = 16, N = 32, K = 8;\n}\n",
-             U(m), U(n), U(k), type, type, ctype, c_maps, what);
+             U(m), U(n), U(k), type, ab_chips, type, ab_chips, ctype, c_maps, what);
+    int ab_strided = strcmp(ab_chips, "m![1]") == 0;
     Case cs = {.text = text, .kernel = what, .threads = threads, .alpha = alpha, .beta = beta,
-               .strided = {1, 1, c_strided}};
+               .strided = {ab_strided, ab_strided, c_strided}};
     run_case(&cs);
+}
+
+static void small_case(const char *what, uint64_t m, uint64_t n, uint64_t k, const char *type, const char *ctype,
+                       const char *c_maps, int c_strided, double alpha, double beta, int threads)
+{
+    small_case_on(what, m, n, k, type, ctype, "m![1]", c_maps, c_strided, alpha, beta, threads);
 }
 
 static void edge_cases(void)
@@ -875,9 +928,11 @@ static void edge_cases(void)
         small_case("k1", 33, 50, 1, "f32", "f32", "m![1], m![M, N]", 1, 1, 1, threads);
         small_case("ccol", 37, 29, 19, "f32", "f32", "m![1], m![N, M]", 1, 1, 1, threads);
         small_case("ccol_i8", 37, 29, 19, "i8", "i32", "m![1], m![N, M # 40]", 1, 2, -1, threads);
-        /* staged C with beta != 0: C must be read in before the product */
-        small_case("cstaged", 37, 29, 19, "f32", "f32", "m![2], m![M, N]", 0, 1, 2,
-                   threads);
+        /* staged C with beta != 0: C must be read in before the product; replicated over 2 chips (the work and
+         * A and B with it), every copy written */
+        small_case("cstaged", 37, 29, 19, "f32", "f32",
+                   "m![1], tiled![shape: [M, N], tile: [4, 8], outer: row_major, inner: col_major]", 0, 1, 2, threads);
+        small_case_on("crepl", 37, 29, 19, "f32", "f32", "m![2]", "m![2], m![M, N]", 0, 1, 2, threads);
         small_case("cblocked", 40, 24, 17, "bf16", "f32", "m![1], m![N / 8, M, N % 8]", 0, 0.5, -1, threads);
         small_case("cblocked_i8", 40, 24, 17, "i8", "i32", "m![1], m![M / 8, N, M % 8]", 0, 1, 3, threads);
     }

@@ -337,6 +337,61 @@ static void test_errors(void)
     prog_free(p);
 }
 
+/* Unit tiles (SPEC §5): slice_tile<C / 2, 4>(8) of the book's DM tensor is slices 8..11; a DMA into it fills
+ * those slices alone, chip_tile selects chips of an HBM tensor split over them, and the dimension is checked. */
+static void test_unit_tiles(void)
+{
+    RtContext *rt;
+    Prog *p = declare("axes![N = 2, C = 64, H = 2, W = 4];\n"
+                      "tensor Hb: HbmTensor<f32, m![1], m![N, C, H, W]>;\n"
+                      "tensor D: DmTensor<f32, m![1], m![1], m![C / 2], m![N, H, W, C % 2]>;\n"
+                      "tensor S: HbmTensor<f32, m![N], m![C, H, W]>;\n",
+                      NULL, &rt);
+    RtTensor *h = rt_tensor_declared(rt, "Hb"), *d = rt_tensor_declared(rt, "D"), *s = rt_tensor_declared(rt, "S");
+    if (!CHECK(h && d && s, "declared: %s", rt_error(rt)))
+        goto out;
+    uint64_t n = 2 * 64 * 2 * 4;
+    float *host = malloc(n * sizeof *host);
+    for (uint64_t i = 0; i < n; i++)
+        host[i] = (float)(i + 1);
+    RtView wh = rt_view(h, true), rh = rt_view(h, false), wd = rt_view(d, true), tile, src;
+    CHECK(rt_from_host(rt, &wh, host) == 0, "host -> H: %s", rt_error(rt));
+    memset(rt_tensor_data(d), 0, rt_tensor_elems(d) * sizeof(float));
+    const Map *c2 = parse(p, "m![C / 2]");
+    CHECK(rt_unit_tile(rt, &wd, 2, c2, 4, 8, parse(p, "m![C / 2 = 4 #{!} 32]"), &tile) == 0,
+          "slice_tile<C / 2, 4>(8): %s", rt_error(rt));
+    CHECK_EQ_U64(tile.pos_offset, 8 * rt_tensor_units(d).elements, "the tile starts at slice 8");
+    CHECK(rt_tile(rt, &rh, c2, 4, 8, NULL, &src) == 0 && rt_dma(rt, &tile, &src) == 0, "DMA into slices 8..11: %s",
+          rt_error(rt));
+    /* slices 8..11 hold C = 16..23, every other slice still 0 */
+    uint64_t bad = 0, elems = rt_tensor_units(d).elements;
+    for (uint64_t sl = 0; sl < 32; sl++) {
+        const float *u = rt_tensor_unit(d, 0, 0, sl);
+        for (uint64_t e = 0; e < elems; e++) {
+            uint64_t nn = e / 16, hh = e / 8 % 2, ww = e / 2 % 4, c = 2 * sl + e % 2;
+            float want = sl >= 8 && sl < 12 ? host[((nn * 64 + c) * 2 + hh) * 4 + ww] : 0.0f;
+            bad += u[e] != want;
+        }
+    }
+    CHECK_EQ_U64(bad, 0, "slices 8..11 hold their channels, the others nothing");
+    CHECK(rt_tensor_unit(d, 0, 0, 32) == NULL && rt_tensor_unit(d, 0, 1, 0) == NULL, "units out of range");
+    CHECK(rt_unit_tile(rt, &wd, 0, c2, 4, 8, NULL, &tile) != 0 && strstr(rt_error(rt), "not a digit"),
+          "C / 2 is not in the Chip mapping: %s", rt_error(rt));
+    RtView ws = rt_view(s, true);
+    CHECK(rt_unit_tile(rt, &ws, 0, parse(p, "m![N]"), 1, 1, NULL, &tile) == 0 &&
+              tile.pos_offset == rt_tensor_units(s).elements && tile.index_offset[0] == 1,
+          "chip_tile<N, 1>(1) of an HBM tensor split over chips: %s", rt_error(rt));
+    CHECK(rt_unit_tile(rt, &ws, 2, parse(p, "m![N]"), 1, 1, NULL, &tile) != 0 && strstr(rt_error(rt), "no Slice"),
+          "an HBM tensor has no slices: %s", rt_error(rt));
+    free(host);
+out:
+    rt_tensor_free(h);
+    rt_tensor_free(d);
+    rt_tensor_free(s);
+    rt_free(rt);
+    prog_free(p);
+}
+
 /* Tensors declared in the language: HBM -> DM tiles -> HBM through tile views, read back exactly. */
 static void test_declared(void)
 {
@@ -399,6 +454,7 @@ int main(int argc, char **argv)
     test_round_trips((int)args.count);
     test_tiles();
     test_errors();
+    test_unit_tiles();
     test_declared();
     return harness_report();
 }
