@@ -32,6 +32,7 @@ typedef struct CopyCtx {
     bool nt;                    /* this variant streams its vector stores (destination aligned) */
     CgGiven given;              /* a move of one unit: the units' term values (given.node NULL: none) */
     int unit_terms;             /* the first unit_terms destination terms are the units' */
+    bool units_in_src;          /* linear unit move: src already points at the unit's source part */
 } CopyCtx;
 
 /* The source position as a linear function of the destination's digits, when every digit of the
@@ -75,7 +76,7 @@ static LLVMValueRef src_position(Cg *cg, CopyCtx *x, LLVMValueRef pos, LLVMValue
 {
     if (x->linear && vals) {
         LLVMValueRef p = cg_const(cg, 0);
-        for (int j = 0; j < x->dpl->nterms; j++)
+        for (int j = x->units_in_src ? x->unit_terms : 0; j < x->dpl->nterms; j++)
             if (x->srcw[j] && present[j])
                 p = LLVMBuildNUWAdd(cg->b, p, LLVMBuildNUWMul(cg->b, vals[j], cg_const(cg, x->srcw[j]), ""), "");
         return p;
@@ -533,6 +534,19 @@ void cg_emit_copy(Cg *cg, const Copy *c)
     x.dst = LLVMBuildBitCast(cg->b, LLVMGetParam(fn, 0), ep, "dst");
     x.src = LLVMBuildBitCast(cg->b, LLVMGetParam(fn, 1), ep, "src");
     x.coords = cg_alloca(cg, cg->i64, (unsigned)cg->prog->naxes, "coords");
+    if (x.linear && c->units) {
+        /* the units' part of every source position, added to src once: with the unknown unit values
+         * left out of the positions, the vectorizer sees the strided accesses it can widen */
+        LLVMValueRef off = cg_const(cg, 0);
+        for (int j = 0; j < x.unit_terms; j++) {
+            LLVMValueRef at = LLVMConstInt(cg->i64, (unsigned)j, false);
+            LLVMValueRef v = LLVMBuildLoad2(cg->b, cg->i64, LLVMBuildGEP2(cg->b, cg->i64, x.given.values, &at, 1, ""),
+                                            "unit");
+            off = LLVMBuildNUWAdd(cg->b, off, LLVMBuildNUWMul(cg->b, v, cg_const(cg, x.srcw[j]), ""), "");
+        }
+        x.src = elem_ptr(cg, &x, x.src, off);
+        x.units_in_src = true;
+    }
     if (x.linear)
         choose_mode(&x);
     /* Large destinations get streaming stores, which need aligned vectors: every vector store is
