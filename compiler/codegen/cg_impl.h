@@ -86,6 +86,17 @@ bool cg_unit_verify(CgUnit *u, const char *what, char **err);
  * loads it into a new LLJIT. Consumes the unit, even on failure. NULL with *err (malloc'ed). */
 JitModule *cg_unit_jit(CgUnit *u, const CgOptions *opt, char **err);
 
+/* The cache key of a module: two 64-bit hashes of its IR text (n bytes) and target ("cpu features -O3"). */
+typedef struct JitCacheKey {
+    uint64_t hi, lo;
+} JitCacheKey;
+void jit_cache_key(const char *ir, size_t n, const char *target, JitCacheKey *key);
+/* The cached object of key, malloc'ed with its size, or NULL (no cache, no entry, or a corrupt entry,
+ * which is removed). */
+void *jit_cache_load(const JitCacheKey *key, size_t *size);
+/* Stores an object under key (atomically: written aside, then renamed); failures are ignored. */
+void jit_cache_store(const JitCacheKey *key, const void *data, size_t size);
+
 /* Generates every type's functions and every copy kernel of prog into the unit's module. false after
  * appending diagnostics to d. The module is verified. */
 bool cg_program(const Prog *prog, CgUnit *u, const CgOptions *opt, Diags *d);

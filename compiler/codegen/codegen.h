@@ -46,13 +46,24 @@ bool cg_write_header(const Prog *prog, const CgOptions *opt, const char *path, c
 /* Code loaded into its own ORC LLJIT (the relayout kernels of the runtime, GEMM kernels). Lookups are
  * thread-safe. */
 typedef struct JitModule JitModule;
-/* The address of a symbol of the module (compiled on first lookup), or NULL. */
+/* The address of a symbol of the module, or NULL. */
 void *jit_module_lookup(JitModule *j, const char *symbol);
 void jit_module_free(JitModule *j);
 
 /* Compiles the relayout kernel c (named c->name, no prefix) for the host CPU at opt_level into its own
  * JIT. NULL after appending a diagnostic to d. */
 JitModule *jit_copy_kernel(const Prog *prog, const Copy *c, int opt_level, Diags *d);
+
+/* The on-disk cache of compiled JIT code (process-wide, thread-safe): every JIT compilation first
+ * looks for its object under dir, keyed by its IR, target and versions, and stores what it compiles.
+ * NULL or "" turns the cache off (the default). false if out of memory. */
+bool jit_cache_set_dir(const char *dir);
+/* Counts since the process began: objects loaded from the cache, compiled, and entries found corrupt
+ * (removed and rebuilt). */
+typedef struct JitCacheStats {
+    unsigned long hits, compiled, rebuilt;
+} JitCacheStats;
+JitCacheStats jit_cache_stats(void);
 
 typedef struct Jit Jit;
 /* Compiles prog (all types and copies) and loads it into a new ORC LLJIT with its own

@@ -47,11 +47,54 @@ static LLVMErrorRef define_helpers(LLVMOrcLLJITRef j)
     return LLVMOrcJITDylibDefine(LLVMOrcLLJITGetMainJITDylib(j), mu);  /* takes mu, even on error */
 }
 
+/* The object code of the unit's module for tm at opt->opt_level: from the cache when it holds it, else
+ * optimized, compiled and stored there. A memory buffer (owned by the caller), or NULL with *err set. */
+static LLVMMemoryBufferRef unit_object(CgUnit *u, LLVMTargetMachineRef tm, const CgOptions *opt, char **err)
+{
+    char *ir = LLVMPrintModuleToString(u->mod); /* owned: LLVMDisposeMessage */
+    char *cpu = LLVMGetTargetMachineCPU(tm), *features = LLVMGetTargetMachineFeatureString(tm);
+    size_t tn = strlen(cpu) + strlen(features) + 16;
+    char *target = malloc(tn);
+    JitCacheKey key = {0};
+    bool keyed = ir && target;
+    if (keyed) {
+        snprintf(target, tn, "%s %s -O%d", cpu, features, opt->opt_level);
+        jit_cache_key(ir, strlen(ir), target, &key);
+    }
+    LLVMDisposeMessage(cpu);
+    LLVMDisposeMessage(features);
+    free(target);
+    if (ir)
+        LLVMDisposeMessage(ir);
+    size_t size = 0;
+    void *cached = keyed ? jit_cache_load(&key, &size) : NULL;
+    if (cached) {
+        LLVMMemoryBufferRef b = LLVMCreateMemoryBufferWithMemoryRangeCopy(cached, size, "mapc-cached");
+        free(cached);
+        return b;
+    }
+    char *msg = NULL;
+    if (!cg_optimize(u->mod, tm, opt->opt_level, &msg)) {
+        *err = cg_message("optimization failed", msg ? msg : "unknown error");
+        free(msg);
+        return NULL;
+    }
+    LLVMMemoryBufferRef obj = NULL;
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, u->mod, LLVMObjectFile, &msg, &obj)) {
+        *err = cg_message("code generation failed", msg ? msg : "unknown error");
+        LLVMDisposeMessage(msg);
+        return NULL;
+    }
+    if (keyed)
+        jit_cache_store(&key, LLVMGetBufferStart(obj), LLVMGetBufferSize(obj));
+    return obj;
+}
+
 JitModule *cg_unit_jit(CgUnit *u, const CgOptions *opt, char **err)
 {
     *err = NULL;
     char *msg = NULL;
-    /* The target machine is built first so the module is optimized for exactly the JIT's target. */
+    /* The target machine is built first so the module is compiled for exactly the JIT's target. */
     LLVMTargetMachineRef tm = cg_target_machine(opt, true, &msg); /* owned until the builder takes it */
     if (!tm) {
         *err = cg_message("cannot target the host", msg ? msg : "?");
@@ -59,21 +102,18 @@ JitModule *cg_unit_jit(CgUnit *u, const CgOptions *opt, char **err)
         cg_unit_close(u);
         return NULL;
     }
-    if (!cg_optimize(u->mod, tm, opt->opt_level, &msg)) {
-        *err = cg_message("optimization failed", msg ? msg : "unknown error");
-        free(msg);
-        LLVMDisposeTargetMachine(tm);
-        cg_unit_close(u);
-        return NULL;
-    }
-    JitModule *j = calloc(1, sizeof *j);
+    LLVMMemoryBufferRef obj = unit_object(u, tm, opt, err); /* owned until the JIT takes it */
+    cg_unit_close(u);
+    JitModule *j = obj ? calloc(1, sizeof *j) : NULL;
     if (!j) {
+        if (obj)
+            *err = cg_message("JIT", "out of memory");
+        if (obj)
+            LLVMDisposeMemoryBuffer(obj);
         LLVMDisposeTargetMachine(tm);
-        cg_unit_close(u);
-        *err = cg_message("JIT", "out of memory");
         return NULL;
     }
-    /* ownership: tm -> jtmb -> builder -> lljit; the unit's module and context -> tsm -> lljit */
+    /* ownership: tm -> jtmb -> builder -> lljit; obj -> lljit */
     LLVMOrcJITTargetMachineBuilderRef jtmb = LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm);
     LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
     LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder, jtmb);
@@ -83,16 +123,13 @@ JitModule *cg_unit_jit(CgUnit *u, const CgOptions *opt, char **err)
     else if (e)
         *err = jit_error("cannot create the JIT", e);
     if (*err) {
-        cg_unit_close(u);
+        LLVMDisposeMemoryBuffer(obj);
         jit_module_free(j);
         return NULL;
     }
-    LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(u->mod, u->tsc); /* takes the module */
-    u->mod = NULL;
-    cg_unit_close(u); /* drops our reference to the context: the module keeps it alive */
-    e = LLVMOrcLLJITAddLLVMIRModule(j->lljit, LLVMOrcLLJITGetMainJITDylib(j->lljit), tsm); /* takes tsm */
+    e = LLVMOrcLLJITAddObjectFile(j->lljit, LLVMOrcLLJITGetMainJITDylib(j->lljit), obj); /* takes obj */
     if (e) {
-        *err = jit_error("cannot add the module to the JIT", e);
+        *err = jit_error("cannot add the object to the JIT", e);
         jit_module_free(j);
         return NULL;
     }
@@ -104,7 +141,7 @@ void *jit_module_lookup(JitModule *j, const char *symbol)
     if (!j || !symbol)
         return NULL;
     LLVMOrcExecutorAddress addr = 0;
-    LLVMErrorRef e = LLVMOrcLLJITLookup(j->lljit, &addr, symbol); /* compiles on first lookup */
+    LLVMErrorRef e = LLVMOrcLLJITLookup(j->lljit, &addr, symbol); /* links the object on first lookup */
     if (e) {
         LLVMConsumeError(e);
         return NULL;

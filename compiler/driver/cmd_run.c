@@ -1,10 +1,13 @@
 /* cmd_run.c — "mapc run": JIT-compile a declared GEMM kernel, run it on seeded operands, verify, time. */
 #include "driver.h"
+#include "codegen/codegen.h"
 #include "gemm/rt_gemm.h"
+#include "progress.h"
 #include "run_verify.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 /* Products up to this many multiply-adds are checked element by element; larger ones on a sample. */
@@ -19,14 +22,9 @@ typedef struct RunOptions {
     double alpha, beta;
     bool check_all;
     TargetIsa isa;          /* --isa: the program's target and so the engine's ISA (TARGET_ISA_HOST: the host's best) */
+    double start;           /* when the command began (drv_now) */
 } RunOptions;
 
-static double now_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static int cmp_double(const void *x, const void *y)
 {
@@ -176,37 +174,57 @@ static int run_kernel(Prog *p, const KernelDecl *k, const RunOptions *o)
         goto done;
     }
     uint64_t seed = o->seed;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int helpers = cpus > 0 ? (int)cpus : 1; /* untimed steps (filling, checking) use every core */
     for (int i = 0; i < 2; i++)
-        drv_host_fill(&h[i], &seed, false);
-    drv_host_fill(&c0, &seed, o->beta == 0.0);
+        drv_host_fill(&h[i], &seed, false, helpers);
+    drv_host_fill(&c0, &seed, o->beta == 0.0, helpers);
+    double t_compile = 0, t_stage = 0, t_kernel = 0, t_check = 0;
+    DrvProgress pr;
     {
         RtView v[3];
         for (int i = 0; i < 3; i++)
             v[i] = rt_view(t[i], true);
-        if (rt_from_host(rt, &v[0], h[0].data) || rt_from_host(rt, &v[1], h[1].data) ||
-            rt_from_host(rt, &v[2], c0.data) || !(g = rt_gemm_new(rt, k, t[0], t[1], t[2]))) {
+        drv_progress_begin(&pr, "moving the operands to their tensors");
+        bool moved = !rt_from_host(rt, &v[0], h[0].data) && !rt_from_host(rt, &v[1], h[1].data) &&
+                     !rt_from_host(rt, &v[2], c0.data);
+        t_stage += drv_progress_end(&pr);
+        char what[160];
+        snprintf(what, sizeof what, "compiling kernel %s", k->name);
+        if (moved) {
+            drv_progress_begin(&pr, what);
+            g = rt_gemm_new(rt, k, t[0], t[1], t[2]);
+            t_compile = drv_progress_end(&pr);
+        }
+        if (!g) {
             fprintf(stderr, "mapc: %s\n", rt_error(rt));
             goto done;
         }
         print_plan(p, k, g, rt_threads(rt));
         /* the checked run, then the timed ones (C restored before each, outside the timing) */
-        if (rt_gemm_run(g, o->alpha, o->beta) || rt_to_host(rt, &v[2], h[2].data)) {
+        snprintf(what, sizeof what, "running kernel %s %d times", k->name, o->reps + 1);
+        drv_progress_begin(&pr, what);
+        double t0 = drv_now();
+        bool ran = !rt_gemm_run(g, o->alpha, o->beta);
+        t_kernel += drv_now() - t0;
+        double t1 = drv_now();
+        ran = ran && !rt_to_host(rt, &v[2], h[2].data);
+        t_stage += drv_now() - t1;
+        double stage = 0;
+        for (int r = 0; r < o->reps && ran; r++) {
+            t1 = drv_now();
+            ran = !rt_from_host(rt, &v[2], c0.data);
+            t_stage += drv_now() - t1;
+            t0 = drv_now();
+            ran = ran && !rt_gemm_run(g, o->alpha, o->beta);
+            times[r] = drv_now() - t0;
+            t_kernel += times[r];
+            stage += rt_gemm_stage_seconds(g);
+        }
+        drv_progress_end(&pr);
+        if (!ran) {
             fprintf(stderr, "mapc: %s\n", rt_error(rt));
             goto done;
-        }
-        double stage = 0;
-        for (int r = 0; r < o->reps; r++) {
-            if (rt_from_host(rt, &v[2], c0.data)) {
-                fprintf(stderr, "mapc: %s\n", rt_error(rt));
-                goto done;
-            }
-            double t0 = now_seconds();
-            if (rt_gemm_run(g, o->alpha, o->beta)) {
-                fprintf(stderr, "mapc: %s\n", rt_error(rt));
-                goto done;
-            }
-            times[r] = now_seconds() - t0;
-            stage += rt_gemm_stage_seconds(g);
         }
         RtStats st = rt_stats(rt);
         bool staged = false;
@@ -221,8 +239,11 @@ static int run_kernel(Prog *p, const KernelDecl *k, const RunOptions *o)
     double flops = 2.0 * (double)h[2].rows * (double)h[2].cols * (double)h[0].cols;
     printf("  time: median %.3f ms of %d runs (min %.3f ms), %.1f GFLOP/s\n", med * 1e3, o->reps, times[0] * 1e3,
            med > 0 ? flops / med * 1e-9 : 0.0);
-    CheckResult cr = drv_check_gemm(&h[0], &h[1], &c0, &h[2], o->alpha, o->beta, o->check_all, FULL_CHECK_LIMIT,
-                                CHECK_SAMPLES, o->seed ^ 0x5eed);
+    CheckPolicy pol = {.all = o->check_all, .full_limit = FULL_CHECK_LIMIT, .samples = CHECK_SAMPLES,
+                       .seed = o->seed ^ 0x5eed, .threads = helpers};
+    drv_progress_begin(&pr, "checking the result against the double reference");
+    CheckResult cr = drv_check_gemm(&h[0], &h[1], &c0, &h[2], o->alpha, o->beta, &pol);
+    t_check = drv_progress_end(&pr);
     if (cr.bound == 0.0)
         printf("  check: %s%llu elements against an exact int64 reference (wrapped to i32): %s\n",
                cr.sampled ? "a sample of " : "all ", (unsigned long long)cr.checked, cr.ok ? "ok" : "FAILED");
@@ -234,6 +255,12 @@ static int run_kernel(Prog *p, const KernelDecl *k, const RunOptions *o)
     if (!cr.ok)
         printf("  worst element (%llu, %llu): got %.9g, want %.9g\n", (unsigned long long)cr.worst_i,
                (unsigned long long)cr.worst_j, cr.worst_got, cr.worst_want);
+    double total = drv_now() - o->start;
+    JitCacheStats cs = jit_cache_stats();
+    printf("  wall: compile %.0f ms (%lu compiled, %lu from the cache), host transfers %.0f ms, kernel %.0f ms (%d "
+           "runs), check %.0f ms, other %.0f ms; total %.2f s\n",
+           t_compile * 1e3, cs.compiled, cs.hits, t_stage * 1e3, t_kernel * 1e3, o->reps + 1, t_check * 1e3,
+           (total - t_compile - t_stage - t_kernel - t_check) * 1e3, total);
     status = cr.ok ? DRV_EXIT_OK : DRV_EXIT_INPUT;
 done:
     rt_gemm_free(g);
@@ -249,7 +276,7 @@ done:
 
 int cmd_run(int argc, char **argv)
 {
-    RunOptions o = {.threads = 1, .reps = 5, .seed = 1, .alpha = 1.0, .beta = 0.0, .isa = drv_isa};
+    RunOptions o = {.threads = 1, .reps = 5, .seed = 1, .alpha = 1.0, .beta = 0.0, .isa = drv_isa, .start = drv_now()};
     const char *pos[2] = {0};
     int npos = 0;
     static const char *const size_flags[3] = {"--m", "--n", "--k"};

@@ -1,5 +1,6 @@
 /* driver.c — helpers shared by the mapc commands: file loading, NAME resolution, printing. */
 #include "driver.h"
+#include "codegen/codegen.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -59,8 +60,25 @@ void drv_print_diags(const Prog *p, const Diag *from)
     }
 }
 
-/* Loads a program from a file (or, with is_source, from text); returns NULL after printing why. */
 TargetIsa drv_isa = TARGET_ISA_HOST;
+
+bool drv_setup_cache(void)
+{
+    const char *dir = getenv("MAPC_CACHE_DIR");
+    if (dir) /* set: that directory, or no cache when empty */
+        return jit_cache_set_dir(dir);
+    const char *base = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char path[4096];
+    if (base && base[0] == '/')
+        snprintf(path, sizeof path, "%s/mapc", base);
+    else if (home && home[0] == '/')
+        snprintf(path, sizeof path, "%s/.cache/mapc", home);
+    else
+        return true; /* nowhere to keep it: every process compiles */
+    return jit_cache_set_dir(path);
+}
+
+/* Loads a program from a file (or, with is_source, from text); returns NULL after printing why. */
 
 Prog *drv_load(const char *arg, bool is_source)
 {

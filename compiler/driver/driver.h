@@ -18,6 +18,9 @@ void drv_print_diags(const Prog *p, const Diag *from);
 /* The ISA kernel declarations are checked for: the host's best, or the environment's MAPC_ISA (avx512, avx2 or
  * portable; read by main), or a command's --isa. */
 extern TargetIsa drv_isa;
+/* Points the JIT's on-disk cache at $MAPC_CACHE_DIR (none when it is set but empty), else
+ * $XDG_CACHE_HOME/mapc, else $HOME/.cache/mapc. false if out of memory. */
+bool drv_setup_cache(void);
 /* Loads and checks a program from a file (or, with is_source, from the text itself);
  * NULL after printing the diagnostics or the I/O error. */
 Prog *drv_load(const char *arg, bool is_source);

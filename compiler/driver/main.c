@@ -112,6 +112,10 @@ int main(int argc, char **argv)
     const char *isa = getenv("MAPC_ISA");
     if (isa && *isa && !target_isa_parse(isa, &drv_isa))
         return drv_usage_error("MAPC_ISA takes avx512, avx2 or portable, not '%s'", isa);
+    if (!drv_setup_cache()) {
+        fputs("mapc: out of memory\n", stderr);
+        return DRV_EXIT_INPUT;
+    }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         fputs(usage_text, stdout);
         return DRV_EXIT_OK;

@@ -20,8 +20,9 @@ typedef struct HostMat {
 bool drv_host_alloc(HostMat *m);
 /* Fills m with seeded values: f32 uniform in [-1, 1), bf16 and f16 the same rounded to the type,
  * i8 uniform over [-128, 127], i32 uniform over [-1000, 1000]; nan_fill puts NaN in every f32
- * element instead (a C whose beta is 0 must be ignored). */
-void drv_host_fill(HostMat *m, uint64_t *seed, bool nan_fill);
+ * element instead (a C whose beta is 0 must be ignored). The values are those of one splitmix64
+ * stream from *seed, whatever the number of threads filling them; *seed is advanced past them. */
+void drv_host_fill(HostMat *m, uint64_t *seed, bool nan_fill, int threads);
 /* Element (i, j) as a double. */
 double drv_host_get(const HostMat *m, uint64_t i, uint64_t j);
 
@@ -39,8 +40,17 @@ typedef struct CheckResult {
     bool ok;
 } CheckResult;
 
-/* Compares every element of c when m*n*k <= full_limit (or all is set), else `samples` seeded elements. */
+/* How much of C to check: every element when m*n*k <= full_limit or all is set (a blocked double
+ * reference on `threads` threads), else `samples` elements chosen from seed. */
+typedef struct CheckPolicy {
+    bool all;
+    uint64_t full_limit, samples, seed;
+    int threads;
+} CheckPolicy;
+
+/* Compares C with the reference per policy. The reference reads only the host arrays, never the
+ * code under test. */
 CheckResult drv_check_gemm(const HostMat *a, const HostMat *b, const HostMat *c0, const HostMat *c, double alpha,
-                       double beta, bool all, uint64_t full_limit, uint64_t samples, uint64_t seed);
+                           double beta, const CheckPolicy *policy);
 
 #endif
