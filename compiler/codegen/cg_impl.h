@@ -86,6 +86,14 @@ bool cg_unit_verify(CgUnit *u, const char *what, char **err);
  * loads it into a new LLJIT. Consumes the unit, even on failure. NULL with *err (malloc'ed). */
 JitModule *cg_unit_jit(CgUnit *u, const CgOptions *opt, char **err);
 
+/* Writes n bytes to path (replacing it): false after a diagnostic naming the system's reason (a full
+ * disk, a directory, no permission), with no partial file left. */
+bool cg_write_bytes(const char *path, const void *data, size_t n, Diags *d);
+
+/* Checks that no emitted function takes a C keyword or a C library name (a copy's prefixed name):
+ * false after an error at each offending declaration. */
+bool cg_check_symbols(const Prog *prog, const CgOptions *opt, Diags *d);
+
 /* The cache key of a module: two 64-bit hashes of its IR text (n bytes) and target ("cpu features -O3"). */
 typedef struct JitCacheKey {
     uint64_t hi, lo;

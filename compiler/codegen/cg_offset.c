@@ -135,7 +135,30 @@ typedef struct EachCtx {
     LLVMValueRef visit, ctx, coords;
 } EachCtx;
 
-/* The body of E_each: stores the coordinates and calls visit(ctx, pos, kind, coords). */
+/* Copies coordinates between a full array (every axis of the program) and a public one (the axes of
+ * axes![...], prog_public_index): to_public stores full[a] into public[i], else public[i] into full[a]
+ * and 0 into the tile axes' entries. */
+static void copy_coords(Cg *cg, LLVMValueRef full, LLVMValueRef pub, bool to_public)
+{
+    for (int a = 0; a < cg->prog->naxes; a++) {
+        int i = prog_public_index(cg->prog, a);
+        LLVMValueRef fa = LLVMConstInt(cg->i64, (unsigned)a, false);
+        LLVMValueRef at_full = LLVMBuildGEP2(cg->b, cg->i64, full, &fa, 1, "");
+        if (i < 0) {
+            if (!to_public)
+                LLVMBuildStore(cg->b, cg_const(cg, 0), at_full);
+            continue;
+        }
+        LLVMValueRef pi = LLVMConstInt(cg->i64, (unsigned)i, false);
+        LLVMValueRef at_pub = LLVMBuildGEP2(cg->b, cg->i64, pub, &pi, 1, "");
+        if (to_public)
+            LLVMBuildStore(cg->b, LLVMBuildLoad2(cg->b, cg->i64, at_full, ""), at_pub);
+        else
+            LLVMBuildStore(cg->b, LLVMBuildLoad2(cg->b, cg->i64, at_pub, ""), at_full);
+    }
+}
+
+/* The body of E_each: stores the public coordinates and calls visit(ctx, pos, kind, coords). */
 static void each_body(Cg *cg, void *user, LLVMValueRef pos, LLVMValueRef kind, LLVMValueRef *sub, LLVMValueRef *vals,
                       const bool *present)
 {
@@ -143,36 +166,46 @@ static void each_body(Cg *cg, void *user, LLVMValueRef pos, LLVMValueRef kind, L
     (void)present;
     EachCtx *x = user;
     for (int a = 0; a < cg->prog->naxes; a++) {
-        LLVMValueRef idx = LLVMConstInt(cg->i64, (unsigned)a, false);
+        int i = prog_public_index(cg->prog, a);
+        if (i < 0)
+            continue;
+        LLVMValueRef idx = LLVMConstInt(cg->i64, (unsigned)i, false);
         LLVMBuildStore(cg->b, sub[a], LLVMBuildGEP2(cg->b, cg->i64, x->coords, &idx, 1, ""));
     }
     LLVMValueRef args[4] = {x->ctx, pos, kind, x->coords};
     LLVMBuildCall2(cg->b, cg->visit_ty, x->visit, args, 4, "");
 }
 
+/* The exported functions of a type: E_cell, E_offset and E_each over public coordinates (the internal
+ * functions take one entry per axis of the program, tile axes included). */
 void cg_emit_type(Cg *cg, const char *name, const Map *m)
 {
     LLVMValueRef cell = cg_cell_fn(cg, m);
     LLVMValueRef off = cell ? cg_offset_fn(cg, m) : NULL;
     if (!off)
         return;
+    unsigned na = (unsigned)cg->prog->naxes, np = (unsigned)prog_public_axes(cg->prog);
     LLVMValueRef fn = export_fn(cg, name, "_cell", cg->cell_ty);
     if (!fn)
         return;
-    LLVMValueRef args[2] = {LLVMGetParam(fn, 0), LLVMGetParam(fn, 1)};
-    LLVMBuildRet(cg->b, LLVMBuildCall2(cg->b, cg->cell_ty, cell, args, 2, ""));
+    LLVMValueRef full = cg_alloca(cg, cg->i64, na ? na : 1, "full");
+    LLVMValueRef args[2] = {LLVMGetParam(fn, 0), full};
+    LLVMValueRef kind = LLVMBuildCall2(cg->b, cg->cell_ty, cell, args, 2, "");
+    copy_coords(cg, full, LLVMGetParam(fn, 1), true);
+    LLVMBuildRet(cg->b, kind);
 
     fn = export_fn(cg, name, "_offset", cg->offset_ty);
     if (!fn)
         return;
-    LLVMValueRef arg = LLVMGetParam(fn, 0);
-    LLVMBuildRet(cg->b, LLVMBuildCall2(cg->b, cg->offset_ty, off, &arg, 1, ""));
+    full = cg_alloca(cg, cg->i64, na ? na : 1, "full");
+    copy_coords(cg, full, LLVMGetParam(fn, 0), false);
+    LLVMBuildRet(cg->b, LLVMBuildCall2(cg->b, cg->offset_ty, off, &full, 1, ""));
 
     fn = export_fn(cg, name, "_each", cg->each_ty);
     if (!fn)
         return;
     EachCtx x = {.visit = LLVMGetParam(fn, 0), .ctx = LLVMGetParam(fn, 1)};
-    x.coords = cg_alloca(cg, cg->i64, (unsigned)cg->prog->naxes, "coords");
+    x.coords = cg_alloca(cg, cg->i64, np ? np : 1, "coords");
     cg_enumerate(cg, m, each_body, &x);
     LLVMBuildRetVoid(cg->b);
 }

@@ -15,9 +15,56 @@ static void init_native(void)
     LLVMInitializeNativeAsmParser();
 }
 
+/* The x86-64 processors of LLVM's X86 backend that run 64-bit code (LLVM 14's list, then what later
+ * releases added). LLVM only warns about a name it does not know and then aborts when the processor
+ * cannot run 64-bit code, so names are checked against this list first. */
+static const char *const x86_64_cpus[] = {
+    "alderlake", "amdfam10", "athlon-fx", "athlon64", "athlon64-sse3", "atom", "barcelona", "bdver1", "bdver2",
+    "bdver3", "bdver4", "bonnell", "broadwell", "btver1", "btver2", "cannonlake", "cascadelake", "cooperlake",
+    "core-avx-i", "core-avx2", "core2", "corei7", "corei7-avx", "generic", "goldmont", "goldmont-plus", "haswell",
+    "icelake-client", "icelake-server", "ivybridge", "k8", "k8-sse3", "knl", "knm", "nehalem", "nocona", "opteron",
+    "opteron-sse3", "penryn", "rocketlake", "sandybridge", "sapphirerapids", "silvermont", "skx", "skylake",
+    "skylake-avx512", "slm", "tigerlake", "tremont", "westmere", "x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4",
+    "znver1", "znver2", "znver3",
+#if LLVM_VERSION_MAJOR >= 15
+    "raptorlake", "meteorlake",
+#endif
+#if LLVM_VERSION_MAJOR >= 16
+    "znver4", "sierraforest", "grandridge", "graniterapids", "graniterapids-d", "emeraldrapids",
+#endif
+#if LLVM_VERSION_MAJOR >= 18
+    "arrowlake", "arrowlake-s", "lunarlake", "pantherlake", "clearwaterforest", "gracemont",
+#endif
+#if LLVM_VERSION_MAJOR >= 19
+    "znver5",
+#endif
+};
+
+bool cg_cpu_known(const char *cpu)
+{
+    if (!cpu || strcmp(cpu, "native") == 0)
+        return true;
+    char *triple = LLVMGetDefaultTargetTriple(); /* owned: LLVMDisposeMessage */
+    bool x86 = strncmp(triple, "x86_64", 6) == 0;
+    LLVMDisposeMessage(triple);
+    if (!x86) /* other hosts: a plain name, which that backend judges */
+        return cpu[0] && strspn(cpu, "abcdefghijklmnopqrstuvwxyz0123456789-_.") == strlen(cpu);
+    for (size_t i = 0; i < sizeof x86_64_cpus / sizeof *x86_64_cpus; i++)
+        if (strcmp(cpu, x86_64_cpus[i]) == 0)
+            return true;
+    return false;
+}
+
 LLVMTargetMachineRef cg_target_machine(const CgOptions *opt, bool jit, char **err)
 {
     init_native();
+    if (!cg_cpu_known(opt->cpu)) {
+        size_t n = strlen(opt->cpu) + 128;
+        if ((*err = malloc(n)))
+            snprintf(*err, n, "unknown CPU '%s' (LLVM %s knows x86-64, x86-64-v2..v4, skylake-avx512, znver3, native, ...)",
+                     opt->cpu, LLVM_VERSION_STRING);
+        return NULL;
+    }
     char *triple = LLVMGetDefaultTargetTriple(); /* owned: LLVMDisposeMessage */
     LLVMTargetRef target;
     char *msg = NULL;

@@ -31,6 +31,9 @@ typedef struct CgOptions {
 /* The portable default target CPU of `mapc emit` (x86-64 with SSE4.2/POPCNT, 2009 onward). */
 #define CG_DEFAULT_CPU "x86-64-v2"
 
+/* Whether LLVM can compile for the CPU name (NULL and "native" mean the host): on x86-64, the
+ * processors of LLVM's X86 backend that run 64-bit code. */
+bool cg_cpu_known(const char *cpu);
 /* The LLVM version mapc was built with ("14.0.6"). */
 const char *cg_llvm_version(void);
 /* The host CPU as LLVM names it, then its feature list ("sapphirerapids +avx512f,+fma,..."), malloc'ed;

@@ -44,6 +44,8 @@ typedef struct Axis {
     const char *name;
     uint64_t size;
     Loc loc;
+    bool local;     /* a kernel's tile axis: seen only inside that kernel's body, never in coordinates
+                     * that the API, the emitted code or the command line show */
 } Axis;
 
 typedef enum { NAME_AXIS, NAME_CONST, NAME_TYPE, NAME_TENSOR, NAME_KERNEL } NameKind;
@@ -224,6 +226,11 @@ const Name *prog_lookup(const Prog *p, const char *name);
 const Name *prog_lookup_n(const Prog *p, const char *name, size_t len);
 /* Enters n (whose name is in p's arena and not yet declared) into p's names. */
 void prog_add_name(Prog *p, Name *n);
+
+/* The program's public axes (those of axes![...], not the kernels' tile axes): their number, and the
+ * index of axis a among them (-1 for a tile axis). Coordinates outside mapc are indexed this way. */
+int prog_public_axes(const Prog *p);
+int prog_public_index(const Prog *p, int axis);
 
 /* Appends the mapping as valid m![...] source text to buf (truncating; returns needed length). */
 size_t map_format(const Prog *p, const Map *m, char *buf, size_t size);

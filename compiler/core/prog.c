@@ -44,6 +44,24 @@ const Name *prog_lookup_n(const Prog *p, const char *name, size_t len)
 
 const Name *prog_lookup(const Prog *p, const char *name) { return prog_lookup_n(p, name, strlen(name)); }
 
+int prog_public_axes(const Prog *p)
+{
+    int n = 0;
+    for (int a = 0; a < p->naxes; a++)
+        n += !p->axes[a].local;
+    return n;
+}
+
+int prog_public_index(const Prog *p, int axis)
+{
+    if (axis < 0 || axis >= p->naxes || p->axes[axis].local)
+        return -1;
+    int i = 0;
+    for (int a = 0; a < axis; a++)
+        i += !p->axes[a].local;
+    return i;
+}
+
 /* Puts n in the first free slot of its probe sequence. */
 static void slot_in(const Name **slots, size_t cap, const Name *n)
 {

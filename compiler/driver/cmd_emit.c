@@ -3,24 +3,39 @@
 #include "driver.h"
 
 #include <ctype.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The include guard of a generated header: its file name, uppercased, non-alphanumerics as '_'. */
-static char *header_guard(const char *path)
+/* The include guard of a generated header: MAPC_GEN_, the symbol prefix, then the file name, uppercased
+ * with non-alphanumerics as '_' (headers of two prefixes can be included together). */
+static char *header_guard(const char *path, const char *prefix)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
-    size_t n = strlen(base);
+    size_t n = strlen(base) + strlen(prefix);
     char *g = malloc(n + 16);
     if (!g)
         return NULL;
     strcpy(g, "MAPC_GEN_");
     char *o = g + strlen(g);
+    for (const char *s = prefix; *s; s++)
+        *o++ = isalnum((unsigned char)*s) ? (char)toupper((unsigned char)*s) : '_';
+    if (*prefix && o[-1] != '_')
+        *o++ = '_';
     for (const char *s = base; *s; s++)
         *o++ = isalnum((unsigned char)*s) ? (char)toupper((unsigned char)*s) : '_';
     *o = 0;
     return g;
+}
+
+/* Whether two paths name one file: the same inode when both exist, else the same text. */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return strcmp(a, b) == 0;
 }
 
 static bool valid_prefix(const char *p)
@@ -76,6 +91,15 @@ int cmd_emit(int argc, char **argv)
         return drv_usage_error("emit needs -o OUT%s", "");
     if (!valid_prefix(opt.prefix))
         return drv_usage_error("--prefix '%s' is not a C identifier prefix", opt.prefix);
+    if (!cg_cpu_known(opt.cpu))
+        return drv_usage_error("--cpu '%s' is not a CPU this LLVM can compile for (try x86-64-v3, skylake-avx512, "
+                               "znver3 or native)", opt.cpu);
+    if (same_file(out, file))
+        return drv_usage_error("-o %s would overwrite the input file", out);
+    if (header && same_file(header, file))
+        return drv_usage_error("--header %s would overwrite the input file", header);
+    if (header && same_file(header, out))
+        return drv_usage_error("-o and --header both name %s", out);
     Prog *p = drv_load(file, false);
     if (!p)
         return DRV_EXIT_INPUT;
@@ -83,7 +107,7 @@ int cmd_emit(int argc, char **argv)
     if (!cg_emit_file(p, &opt, kind, out, &p->diags))
         status = DRV_EXIT_INPUT;
     if (status == DRV_EXIT_OK && header) {
-        char *guard = header_guard(header);
+        char *guard = header_guard(header, opt.prefix);
         if (!guard || !cg_write_header(p, &opt, header, guard, &p->diags))
             status = DRV_EXIT_INPUT;
         free(guard);

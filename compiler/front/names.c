@@ -34,7 +34,7 @@ Name *sema_define(Parser *ps, Token name, NameKind kind)
 int sema_add_axis(Prog *p, const char *name, uint64_t size, Loc loc)
 {
     p->axes = arena_grow(&p->arena, p->axes, p->naxes, &p->axes_cap, sizeof *p->axes);
-    p->axes[p->naxes] = (Axis){name, size, loc};
+    p->axes[p->naxes] = (Axis){name, size, loc, false};
     return p->naxes++;
 }
 

@@ -115,8 +115,8 @@ static void axis_list(const Prog *p, const bool *used, Text *t)
 }
 
 /* An operand tensor t holds the matrix T[X, Y]: its mappings together mention X and Y (unless of size 1)
- * and no other axis, and hold every index of it (the row-major m![X, Y] has a position in the flat pair of
- * its Chip and Element mappings). false after a diagnostic at loc. */
+ * and no other axis (that it holds every index of them, the tensor rules decided at its declaration).
+ * false after a diagnostic at loc. */
 static bool operand_holds(Parser *ps, const TensorDecl *t, Loc loc, int x, int y)
 {
     Prog *p = ps->prog;
@@ -135,17 +135,7 @@ static bool operand_holds(Parser *ps, const TensorDecl *t, Loc loc, int x, int y
                    t->name, xn, yn, xn, yn);
         return false;
     }
-    MapWhy why;
-    const Map *flat = sema_checked(ps, map_make_pair(&p->arena, t->maps[0], t->maps[1], loc, why), loc, why);
-    const Map *sx = map_make_sym(&p->arena, x, p->axes[x].size, loc, why);
-    const Map *sy = map_make_sym(&p->arena, y, p->axes[y].size, loc, why);
-    const Map *rowmajor = flat ? sema_checked(ps, map_make_pair(&p->arena, sx, sy, loc, why), loc, why) : NULL;
-    if (!rowmajor)
-        return false;
-    if (!cover_proved(p, flat, rowmajor)) {
-        diag_error(D(ps), loc, "tensor %s does not hold every index of %s[%s, %s]", t->name, t->name, xn, yn);
-        return false;
-    }
+    /* every index of its axes is held: the tensor rules decided that (exactly) at its declaration */
     return true;
 }
 
@@ -292,6 +282,7 @@ static void clause_tile(Parser *ps, KernelScope *ks, Token word, const KItem *it
     for (int r = GEMM_M; r <= GEMM_K; r++) {
         k->tile[r] = size[r];
         k->tile_axis[r] = sema_add_axis(p, p->axes[k->axis[r]].name, size[r], at[r]);
+        p->axes[k->tile_axis[r]].local = true;
     }
     ks->tiled = true;
 }
