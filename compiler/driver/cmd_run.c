@@ -5,6 +5,10 @@
 #include "progress.h"
 #include "run_verify.h"
 
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -312,6 +316,11 @@ int cmd_run(int argc, char **argv)
             double d = strtod(argv[++i], &end);
             if (*end || end == argv[i])
                 return drv_usage_error("%s needs a number", a);
+            if (!isfinite(d) || fabs(d) > FLT_MAX) { /* 1e400 parses as inf, 1e39 overflows f32 */
+                char what[160];
+                snprintf(what, sizeof what, "%s must be a finite number within the range of f32, not %s", a, argv[i]);
+                return drv_usage_error("%s", what);
+            }
             *(strcmp(a, "--alpha") == 0 ? &o.alpha : &o.beta) = d;
         } else if (strcmp(a, "--isa") == 0) {
             if (!has_value || !target_isa_parse(argv[i + 1], &o.isa))
@@ -337,6 +346,17 @@ int cmd_run(int argc, char **argv)
     Prog *p = load_kernel(pos[0], pos[1], &o, &k);
     if (!p)
         return DRV_EXIT_INPUT;
+    if (k->c->elem == ELEM_I32)
+        for (int i = 0; i < 2; i++) {
+            double v = i == 0 ? o.alpha : o.beta;
+            if (v != floor(v) || v < INT32_MIN || v > INT32_MAX) {
+                prog_free(p);
+                char what[160];
+                snprintf(what, sizeof what, "%s %g: kernel %s computes in i32, so it takes a 32-bit integer",
+                         i == 0 ? "--alpha" : "--beta", v, k->name);
+                return drv_usage_error("%s", what);
+            }
+        }
     int status = run_kernel(p, k, &o);
     prog_free(p);
     return status;

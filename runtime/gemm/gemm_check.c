@@ -120,6 +120,8 @@ static bool bytes_overlap(const void *p, uint64_t n, const void *q, uint64_t m)
 
 int gemm_check(const GemmView *a, const GemmView *b, const GemmView *c, char *err, size_t cap)
 {
+    if (!a || !b || !c)
+        return fail(err, cap, "%s view is missing (a null pointer)", !a ? "A" : !b ? "B" : "C");
     if (!supported(a->type, b->type, c->type))
         return fail(err, cap,
                     "unsupported element types %s x %s -> %s; supported: f32 x f32 -> f32, bf16 x bf16 -> f32, "

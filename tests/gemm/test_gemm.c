@@ -113,8 +113,15 @@ static void test_messages(Gemm *g)
     GemmView a0 = gemm_view(NULL, 0, 0, 7, 7, 1, GEMM_F32), b0 = gemm_view(buf, 1000, 7, 3, 3, 1, GEMM_F32);
     GemmView c0 = gemm_view(NULL, 0, 0, 3, 0, 0, GEMM_F32);
     expect_msg(&a0, &b0, &c0, NULL);
+    /* missing views are errors, not crashes */
+    expect_msg(NULL, &b0, &c0, "A view is missing (a null pointer)");
+    expect_msg(&a0, NULL, &c0, "B view is missing (a null pointer)");
+    expect_msg(&a0, &b0, NULL, "C view is missing (a null pointer)");
     /* the entry points */
     char err[256] = "";
+    CHECK(gemm_f32(g, 1, &a34, &b45, 0, NULL, err, sizeof err) == -1 &&
+              strcmp(err, "C view is missing (a null pointer)") == 0,
+          "got \"%s\"", err);
     CHECK(gemm_f32(g, 1, &ai, &bi, 0, &ci, err, sizeof err) == -1 &&
               strcmp(err, "gemm_f32 cannot run i8 x i8 -> i32; use gemm_i8") == 0,
           "got \"%s\"", err);
