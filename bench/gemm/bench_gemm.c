@@ -1,86 +1,35 @@
-/* bench_gemm.c — GEMM GFLOP/s of mapc's JIT engine against OpenBLAS, BLIS and oneDNN, measured in one run. */
+/* bench_gemm.c — GEMM rates of mapc (declared kernels and the engine) against OpenBLAS, BLIS and oneDNN in one run,
+ * with the machine's own peak and CPU.
+ * Usage: bench-gemm [--quick] [--rounds N] [--threads 1|2|1,2] [--shapes MxNxK,...] [--no-grid] */
 #include "bench.h"
 #include "front/front.h"
 #include "gemm/gemm.h"
 #include "gemm/rt_gemm.h"
+#include "peak.h"
+#include "peers.h"
+#include "rounds.h"
 
-#include <dnnl.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-/* The peers' entry points, declared here: OpenBLAS and BLIS both export cblas_sgemm, so OpenBLAS is
- * reached through cblas_sgemm (linked first) and BLIS through its own typed API. */
-void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha, const float *a, int lda, const float *b,
-                 int ldb, float beta, float *c, int ldc);
-void openblas_set_num_threads(int n);
-void bli_sgemm(int transa, int transb, int64_t m, int64_t n, int64_t k, float *alpha, float *a, int64_t rsa,
-               int64_t csa, float *b, int64_t rsb, int64_t csb, float *beta, float *c, int64_t rsc, int64_t csc);
-void bli_thread_set_num_threads(int64_t n);
-void omp_set_num_threads(int n);
-
-static double peak_core = 117.0; /* f32 GFLOP/s per core (Zen 4 reference; MAPC_PEAK overrides) */
-static int rounds = 7;           /* interleaved rounds per shape, at most 64 (--quick: 3) */
-
-/* Wall-clock time, or with --cpu-time the calling thread's CPU time (robust on a busy machine, but
- * only meaningful for one thread: worker threads are not counted). */
-static clockid_t bench_clock = CLOCK_MONOTONIC;
-
-static double now(void) { return bench_clock_seconds(bench_clock); }
-
-typedef void (*CallFn)(void *ctx);
-
-/* One contender of a shape: a call and its context. */
-typedef struct Contender {
-    CallFn f;
-    void *ctx;
-} Contender;
-
-/* The median GFLOP/s of each contender (at most 16), measured interleaved: after a warm-up call each,
- * `rounds` rounds time one batch of every contender in turn (a batch is as many calls as fill about
- * 20 ms), so every contender meets the same machine (frequency, other tenants). Each batch starts
- * after 100 ms of sleep: the previous library's idle threads (OpenBLAS, OpenMP) spin for a while after
- * their last call and would steal one of the cores. */
-static void measure(const Contender *cs, int n, double flops, double *gflops)
+static void fail(const char *what, const char *why)
 {
-    int batch[16];
-    double samples[16][64];
-    for (int i = 0; i < n; i++) {
-        double t0 = now();
-        cs[i].f(cs[i].ctx);
-        double first = now() - t0;
-        batch[i] = first > 0 ? (int)(0.02 / first) : 100;
-        batch[i] = batch[i] < 1 ? 1 : batch[i] > 1000 ? 1000 : batch[i];
-    }
-    for (int r = 0; r < rounds; r++)
-        for (int i = 0; i < n; i++) {
-            nanosleep(&(struct timespec){.tv_nsec = 100000000}, NULL);
-            double t0 = now();
-            for (int j = 0; j < batch[i]; j++)
-                cs[i].f(cs[i].ctx);
-            samples[i][r] = flops * batch[i] / (now() - t0) * 1e-9;
-        }
-    for (int i = 0; i < n; i++)
-        gflops[i] = bench_median(samples[i], rounds);
+    fprintf(stderr, "bench-gemm: %s%s%s\n", what, why ? ": " : "", why ? why : "");
+    exit(1);
 }
 
-typedef struct Case {
-    int64_t m, n, k;
-    int threads;
-    float *a, *b, *c;
-    uint16_t *a16, *b16;
-    int8_t *a8, *b8;
-    uint8_t *au8;
-    int32_t *c32;
-    Gemm *g;
-    RtGemm *kernel;         /* the sgemm kernel of samples/gemm/gemm.map at this shape */
-} Case;
+static void *xmalloc(size_t n)
+{
+    void *p = aligned_alloc(64, (n + 63) / 64 * 64);
+    if (!p)
+        fail("out of memory", NULL);
+    return p;
+}
 
-/* The declared kernel KERNEL of samples/gemm/gemm.map at m x n x k (the sizes of its axes M, N and K
- * replaced) on its own runtime with `threads` threads, its tensors row-major copies of a and b; the
- * program, context and tensors are returned for freeing. Exits on failure. */
+/* ---- declared kernels of the samples ---- */
+
+/* A declared kernel of a sample file on its own runtime, its tensors row-major copies of the given operands. */
 typedef struct KernelRun {
     Prog *prog;
     RtContext *rt;
@@ -88,41 +37,58 @@ typedef struct KernelRun {
     RtGemm *g;
 } KernelRun;
 
-static KernelRun kernel_new(const char *kernel, int64_t m, int64_t n, int64_t k, int threads, const float *a,
-                            const float *b)
+static const KernelDecl *find_kernel(const Prog *p, const char *name)
 {
-    KernelRun r = {.prog = prog_new()};
-    FILE *f = fopen(MAPC_GEMM_SAMPLE, "rb");
+    for (int i = 0; i < p->nkernels; i++)
+        if (strcmp(p->kernels[i]->name, name) == 0)
+            return p->kernels[i];
+    return NULL;
+}
+
+/* Parses file with the sizes of axes M, N, K of kernel `name` replaced by size[] (NULL: as declared). */
+static Prog *load_sample(const char *file, const char *name, const int64_t *size, const KernelDecl **k)
+{
     static char text[1 << 16];
+    FILE *f = fopen(file, "rb");
     size_t len = f ? fread(text, 1, sizeof text - 1, f) : 0;
     if (f)
         fclose(f);
-    prog_override_axis(r.prog, "M", (uint64_t)m);
-    prog_override_axis(r.prog, "N", (uint64_t)n);
-    prog_override_axis(r.prog, "K", (uint64_t)k);
-    if (!len || prog_parse(r.prog, MAPC_GEMM_SAMPLE, text, len)) {
-        fprintf(stderr, "bench-gemm: cannot load %s at %lldx%lldx%lld\n", MAPC_GEMM_SAMPLE, (long long)m,
-                (long long)n, (long long)k);
-        exit(1);
-    }
-    const KernelDecl *kd = NULL;
-    for (int i = 0; i < r.prog->nkernels; i++)
-        if (strcmp(r.prog->kernels[i]->name, kernel) == 0)
-            kd = r.prog->kernels[i];
+    Prog *p = prog_new();
+    if (!len || prog_parse(p, file, text, len) || !(*k = find_kernel(p, name)))
+        fail("cannot load the kernel of", file);
+    if (!size)
+        return p;
+    Prog *q = prog_new();
+    for (int r = 0; r < 3; r++)
+        prog_override_axis(q, p->axes[(*k)->axis[r]].name, (uint64_t)size[r]);
+    prog_free(p);
+    if (prog_parse(q, file, text, len) || !(*k = find_kernel(q, name)))
+        fail("cannot load the kernel at the bench's sizes from", file);
+    return q;
+}
+
+/* Kernel `name` of samples/gemm/FILE on `threads` threads, A and B filled from a and b (row-major, their
+ * element type's size in bytes). */
+static KernelRun kernel_new(const char *file, const char *name, const int64_t *size, int threads, const void *a,
+                            const void *b)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", MAPC_GEMM_SAMPLES, file);
+    const KernelDecl *k;
+    KernelRun r = {.prog = load_sample(path, name, size, &k)};
     RtConfig cfg = rt_default_config();
     cfg.threads = threads;
-    r.rt = kd ? rt_new(r.prog, &cfg) : NULL;
-    const char *names[3] = {kd ? kd->a->name : "", kd ? kd->b->name : "", kd ? kd->c->name : ""};
-    for (int i = 0; i < 3 && r.rt; i++)
-        if (!(r.t[i] = rt_tensor_declared(r.rt, names[i])))
-            break;
-    if (!r.t[2] || rt_tensor_elem(r.t[0]) != ELEM_F32 || rt_tensor_elem(r.t[1]) != ELEM_F32 ||
-        !(r.g = rt_gemm_new(r.rt, kd, r.t[0], r.t[1], r.t[2]))) {
-        fprintf(stderr, "bench-gemm: kernel %s: %s\n", kernel, r.rt ? rt_error(r.rt) : "not an f32 kernel");
-        exit(1);
-    }
-    memcpy(rt_tensor_data(r.t[0]), a, (size_t)(m * k) * 4); /* the sample's layouts are row-major */
-    memcpy(rt_tensor_data(r.t[1]), b, (size_t)(k * n) * 4);
+    if (!(r.rt = rt_new(r.prog, &cfg)))
+        fail("cannot start the runtime for", name);
+    const TensorDecl *ops[3] = {k->a, k->b, k->c};
+    for (int i = 0; i < 3; i++)
+        if (!(r.t[i] = rt_tensor_declared(r.rt, ops[i]->name)))
+            fail(name, rt_error(r.rt));
+    if (!(r.g = rt_gemm_new(r.rt, k, r.t[0], r.t[1], r.t[2])))
+        fail(name, rt_error(r.rt));
+    /* the samples' operands are row-major */
+    memcpy(rt_tensor_data(r.t[0]), a, rt_tensor_elems(r.t[0]) * elem_type_size(rt_tensor_elem(r.t[0])));
+    memcpy(rt_tensor_data(r.t[1]), b, rt_tensor_elems(r.t[1]) * elem_type_size(rt_tensor_elem(r.t[1])));
     return r;
 }
 
@@ -137,238 +103,343 @@ static void kernel_free(KernelRun *r)
 
 static void call_kernel(void *p)
 {
-    Case *c = p;
-    if (rt_gemm_run(c->kernel, 1.0, 0.0)) {
-        fprintf(stderr, "bench-gemm: the declared kernel failed\n");
-        exit(1);
-    }
+    KernelRun *r = p;
+    if (rt_gemm_run(r->g, 1.0, 0.0))
+        fail("a declared kernel failed", rt_error(r->rt));
 }
 
-static void call_ours_f32(void *p)
+/* ---- one shape's operands and mapc's engine ---- */
+
+typedef struct Case {
+    int64_t m, n, k;
+    float *a, *b, *c;
+    uint16_t *a16, *b16;
+    int8_t *a8, *b8;
+    uint8_t *au8;
+    int32_t *c32;
+    Gemm *g;
+} Case;
+
+static Case case_new(int64_t m, int64_t n, int64_t k, Gemm *g)
 {
-    Case *c = p;
+    Case c = {.m = m, .n = n, .k = k, .g = g};
+    size_t ma = (size_t)(m * k), mb = (size_t)(k * n), mc = (size_t)(m * n);
+    c.a = xmalloc(ma * 4);
+    c.b = xmalloc(mb * 4);
+    c.c = xmalloc(mc * 4);
+    c.a16 = xmalloc(ma * 2);
+    c.b16 = xmalloc(mb * 2);
+    c.a8 = xmalloc(ma);
+    c.b8 = xmalloc(mb);
+    c.au8 = xmalloc(ma);
+    c.c32 = xmalloc(mc * 4);
+    srand(1);
+    for (size_t i = 0; i < ma; i++) {
+        c.a[i] = (float)rand() / (float)RAND_MAX - 0.5f;
+        c.a16[i] = gemm_f32_to_bf16(c.a[i]);
+        c.a8[i] = (int8_t)(rand() % 255 - 127);
+        c.au8[i] = (uint8_t)(rand() % 256);
+    }
+    for (size_t i = 0; i < mb; i++) {
+        c.b[i] = (float)rand() / (float)RAND_MAX - 0.5f;
+        c.b16[i] = gemm_f32_to_bf16(c.b[i]);
+        c.b8[i] = (int8_t)(rand() % 255 - 127);
+    }
+    memset(c.c, 0, mc * 4);
+    memset(c.c32, 0, mc * 4);
+    return c;
+}
+
+static void case_free(Case *c)
+{
+    void *p[] = {c->a, c->b, c->c, c->a16, c->b16, c->a8, c->b8, c->au8, c->c32};
+    for (size_t i = 0; i < sizeof p / sizeof *p; i++)
+        free(p[i]);
+}
+
+static void engine_call(Case *c, GemmType t)
+{
     char err[256];
-    GemmView a = gemm_row_major(c->a, (uint64_t)c->m, (uint64_t)c->k, GEMM_F32);
-    GemmView b = gemm_row_major(c->b, (uint64_t)c->k, (uint64_t)c->n, GEMM_F32);
-    GemmView cv = gemm_row_major(c->c, (uint64_t)c->m, (uint64_t)c->n, GEMM_F32);
-    if (gemm_f32(c->g, 1.0f, &a, &b, 0.0f, &cv, err, sizeof err)) {
-        fprintf(stderr, "bench-gemm: %s\n", err);
-        exit(1);
+    uint64_t m = (uint64_t)c->m, n = (uint64_t)c->n, k = (uint64_t)c->k;
+    void *a = t == GEMM_F32 ? (void *)c->a : t == GEMM_BF16 ? (void *)c->a16 : (void *)c->a8;
+    void *b = t == GEMM_F32 ? (void *)c->b : t == GEMM_BF16 ? (void *)c->b16 : (void *)c->b8;
+    GemmView av = gemm_row_major(a, m, k, t), bv = gemm_row_major(b, k, n, t);
+    int r;
+    if (t == GEMM_I8) {
+        GemmView cv = gemm_row_major(c->c32, m, n, GEMM_I32);
+        r = gemm_i8(c->g, 1, &av, &bv, 0, &cv, err, sizeof err);
+    } else {
+        GemmView cv = gemm_row_major(c->c, m, n, GEMM_F32);
+        r = gemm_f32(c->g, 1.0f, &av, &bv, 0.0f, &cv, err, sizeof err);
     }
+    if (r)
+        fail("the engine failed", err);
 }
 
-static void call_ours_bf16(void *p)
+static void call_engine_f32(void *p) { engine_call(p, GEMM_F32); }
+static void call_engine_bf16(void *p) { engine_call(p, GEMM_BF16); }
+static void call_engine_i8(void *p) { engine_call(p, GEMM_I8); }
+
+/* oneDNN's matmul of type t on c's buffers, its first choice (AMX where it has it) or its best without AMX;
+ * NULL when the second would be the first or none exists. */
+static PeerDnnl *dnnl_for(Case *c, PeerType t, bool no_amx)
 {
-    Case *c = p;
-    char err[256];
-    GemmView a = gemm_row_major(c->a16, (uint64_t)c->m, (uint64_t)c->k, GEMM_BF16);
-    GemmView b = gemm_row_major(c->b16, (uint64_t)c->k, (uint64_t)c->n, GEMM_BF16);
-    GemmView cv = gemm_row_major(c->c, (uint64_t)c->m, (uint64_t)c->n, GEMM_F32);
-    if (gemm_f32(c->g, 1.0f, &a, &b, 0.0f, &cv, err, sizeof err)) {
-        fprintf(stderr, "bench-gemm: %s\n", err);
-        exit(1);
+    void *a = t == PEER_F32 ? (void *)c->a : t == PEER_BF16 ? (void *)c->a16 : (void *)c->au8;
+    void *b = t == PEER_F32 ? (void *)c->b : t == PEER_BF16 ? (void *)c->b16 : (void *)c->b8;
+    void *cc = t == PEER_U8S8 ? (void *)c->c32 : (void *)c->c;
+    const char *why;
+    PeerDnnl *d = peer_dnnl_new(t, c->m, c->n, c->k, a, b, cc, no_amx, &why);
+    if (!d && why)
+        fail(why, NULL);
+    return d;
+}
+
+/* ---- the table ---- */
+
+typedef struct Bench {
+    RoundsConfig cfg;
+    RoundsStats stats;
+    double peak_f32[3];     /* f32 FMA peak of the engine's vectors on 1 and 2 cores (GFLOP/s) */
+    char impl_bf16[2][64], impl_i8[2][64]; /* oneDNN's implementations met (first choice, without AMX) */
+} Bench;
+
+static double best_of(double a, double b) { return a > b ? a : b; }
+
+static void note_impl(char *slot, const PeerDnnl *d)
+{
+    if (d && !slot[0])
+        snprintf(slot, 64, "%s", peer_dnnl_impl(d));
+}
+
+static void print_header(void)
+{
+    printf("%-14s %1s | %6s %6s %6s %6s %6s | %5s %5s %5s %4s | %6s %6s %6s %5s %5s | %6s %6s %6s %5s %5s | %s\n",
+           "shape MxNxK", "T", "kernel", "engine", "OpenBL", "BLIS", "oneDNN", "k/pr", "e/pr", "k/e", "%pk", "bf16",
+           "dnnl", "dn512", "r", "r512", "i8", "dnnl", "dn512", "r", "r512", "retried");
+}
+
+/* Prints a rate, or "-" when the contender does not exist. */
+static void cell(double v, int w) { v > 0 ? printf(" %*.1f", w, v) : printf(" %*s", w, "-"); }
+static void ratio(double x, double y, int w) { x > 0 && y > 0 ? printf(" %*.2f", w, x / y) : printf(" %*s", w, "-"); }
+
+/* One row: every contender at m x n x k on `threads` threads. */
+static void bench_shape(Bench *bn, Gemm *g, int threads, int64_t m, int64_t n, int64_t k)
+{
+    Case c = case_new(m, n, k, g);
+    const int64_t size[3] = {m, n, k};
+    KernelRun kr = kernel_new("gemm.map", "sgemm", size, threads, c.a, c.b);
+    PeerSgemm ps = {.m = m, .n = n, .k = k, .a = c.a, .b = c.b, .c = c.c};
+    PeerDnnl *df = dnnl_for(&c, PEER_F32, false), *db = dnnl_for(&c, PEER_BF16, false);
+    PeerDnnl *db5 = dnnl_for(&c, PEER_BF16, true), *di = dnnl_for(&c, PEER_U8S8, false);
+    PeerDnnl *di5 = dnnl_for(&c, PEER_U8S8, true);
+    if (!df || !db || !di)
+        fail("oneDNN has no matmul for a bench type", NULL);
+    note_impl(bn->impl_bf16[0], db);
+    note_impl(bn->impl_bf16[1], db5);
+    note_impl(bn->impl_i8[0], di);
+    note_impl(bn->impl_i8[1], di5);
+    enum { KERNEL, ENGINE, OPENBLAS, BLIS, DNNL, BF16, DNNL_BF16, DNNL_BF16_512, I8, DNNL_I8, DNNL_I8_512, N };
+    Contender cs[N] = {
+        [KERNEL] = {call_kernel, &kr},        [ENGINE] = {call_engine_f32, &c},   [OPENBLAS] = {peer_openblas, &ps},
+        [BLIS] = {peer_blis, &ps},            [DNNL] = {peer_dnnl_run, df},       [BF16] = {call_engine_bf16, &c},
+        [DNNL_BF16] = {peer_dnnl_run, db},    [DNNL_BF16_512] = {peer_dnnl_run, db5},
+        [I8] = {call_engine_i8, &c},          [DNNL_I8] = {peer_dnnl_run, di},    [DNNL_I8_512] = {peer_dnnl_run, di5}};
+    /* the variants without AMX only where oneDNN's first choice uses it (else they are the same code) */
+    Contender run[N];
+    int idx[N], nrun = 0;
+    for (int i = 0; i < N; i++) {
+        bool same = (i == DNNL_BF16_512 && (!db5 || strcmp(peer_dnnl_impl(db5), peer_dnnl_impl(db)) == 0)) ||
+                    (i == DNNL_I8_512 && (!di5 || strcmp(peer_dnnl_impl(di5), peer_dnnl_impl(di)) == 0));
+        idx[i] = same ? -1 : nrun;
+        if (!same)
+            run[nrun++] = cs[i];
     }
+    double got[N], r[N];
+    int retried = bn->stats.retried;
+    rounds_measure(&bn->cfg, threads, run, nrun, 2.0 * (double)m * (double)n * (double)k, got, &bn->stats);
+    for (int i = 0; i < N; i++)
+        r[i] = idx[i] < 0 ? 0 : got[idx[i]];
+    double best = best_of(best_of(r[OPENBLAS], r[BLIS]), r[DNNL]);
+    char shape[32];
+    snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)m, (long long)n, (long long)k);
+    printf("%-14s %1d |", shape, threads);
+    for (int i = KERNEL; i <= DNNL; i++)
+        cell(r[i], 6);
+    printf(" |");
+    ratio(r[KERNEL], best, 5);
+    ratio(r[ENGINE], best, 5);
+    ratio(r[KERNEL], r[ENGINE], 5);
+    printf(" %3.0f%% |", 100 * r[ENGINE] / bn->peak_f32[threads]);
+    for (int i = BF16; i <= DNNL_BF16_512; i++)
+        cell(r[i], 6);
+    ratio(r[BF16], r[DNNL_BF16], 5);
+    ratio(r[BF16], r[DNNL_BF16_512], 5);
+    printf(" |");
+    for (int i = I8; i <= DNNL_I8_512; i++)
+        cell(r[i], 6);
+    ratio(r[I8], r[DNNL_I8], 5);
+    ratio(r[I8], r[DNNL_I8_512], 5);
+    printf(" | %d\n", bn->stats.retried - retried);
+    fflush(stdout);
+    kernel_free(&kr);
+    PeerDnnl *ds[] = {df, db, db5, di, di5};
+    for (size_t i = 0; i < sizeof ds / sizeof *ds; i++)
+        peer_dnnl_free(ds[i]);
+    case_free(&c);
 }
 
-static void call_ours_i8(void *p)
+/* The grid kernels of samples/gemm/slice-grid.map beside the engine (and the best peer) at their own shapes. */
+static void bench_grids(Bench *bn, Gemm *g, int threads)
 {
-    Case *c = p;
-    char err[256];
-    GemmView a = gemm_row_major(c->a8, (uint64_t)c->m, (uint64_t)c->k, GEMM_I8);
-    GemmView b = gemm_row_major(c->b8, (uint64_t)c->k, (uint64_t)c->n, GEMM_I8);
-    GemmView cv = gemm_row_major(c->c32, (uint64_t)c->m, (uint64_t)c->n, GEMM_I32);
-    if (gemm_i8(c->g, 1, &a, &b, 0, &cv, err, sizeof err)) {
-        fprintf(stderr, "bench-gemm: %s\n", err);
-        exit(1);
+    /* grid2d: f32 1024^3 on an 8 x 8 slice grid */
+    Case c = case_new(1024, 1024, 1024, g);
+    KernelRun kr = kernel_new("slice-grid.map", "grid2d", NULL, threads, c.a, c.b);
+    PeerSgemm ps = {.m = c.m, .n = c.n, .k = c.k, .a = c.a, .b = c.b, .c = c.c};
+    PeerDnnl *df = dnnl_for(&c, PEER_F32, false);
+    Contender cs[] = {{call_kernel, &kr}, {call_engine_f32, &c}, {peer_openblas, &ps}, {peer_blis, &ps},
+                      {peer_dnnl_run, df}};
+    double r[5];
+    rounds_measure(&bn->cfg, threads, cs, 5, 2.0 * 1024 * 1024 * 1024, r, &bn->stats);
+    double best = best_of(best_of(r[2], r[3]), r[4]);
+    printf("%-8s f32 1024x1024x1024, 8x8 slices  %1d | %6.1f %6.1f %6.1f %6.1f %6.1f | %5.2f %5.2f\n", "grid2d",
+           threads, r[0], r[1], r[2], r[3], r[4], r[0] / best, r[0] / r[1]);
+    kernel_free(&kr);
+    peer_dnnl_free(df);
+    case_free(&c);
+    /* book: bf16 512 x 512 x 64 on a 16 x 16 slice grid (256 slices) */
+    c = case_new(512, 512, 64, g);
+    kr = kernel_new("slice-grid.map", "book", NULL, threads, c.a16, c.b16);
+    PeerDnnl *db = dnnl_for(&c, PEER_BF16, false), *db5 = dnnl_for(&c, PEER_BF16, true);
+    Contender cb[] = {{call_kernel, &kr}, {call_engine_bf16, &c}, {peer_dnnl_run, db}, {peer_dnnl_run, db5 ? db5 : db}};
+    rounds_measure(&bn->cfg, threads, cb, 4, 2.0 * 512 * 512 * 64, r, &bn->stats);
+    printf("%-8s bf16 512x512x64, 16x16 slices  %1d | %6.1f %6.1f %6s %6s %6.1f | %5.2f %5.2f | oneDNN without AMX "
+           "%.1f (%.2f)\n",
+           "book", threads, r[0], r[1], "", "", r[2], r[0] / r[2], r[0] / r[1], r[3], r[0] / r[3]);
+    fflush(stdout);
+    kernel_free(&kr);
+    peer_dnnl_free(db);
+    peer_dnnl_free(db5);
+    case_free(&c);
+}
+
+/* Measures and prints the peak of every instruction the host has, on 1 and 2 cores; keeps the f32 FMA peak of the
+ * engine's vectors. */
+static void print_peaks(Bench *bn, int max_threads)
+{
+    char model[320];
+    peak_cpu_model(model, sizeof model);
+    printf("CPU: %s\npeak (best of 5 x 50 ms per instruction, G ops/s, a multiply-add counting 2):", model);
+    for (int k = 0; k < PEAK_COUNT; k++) {
+        if (!peak_available((PeakKind)k))
+            continue;
+        double best[3] = {0, 0, 0};
+        for (int t = 1; t <= max_threads; t++)
+            for (int i = 0; i < 5; i++)
+                best[t] = best_of(best[t], peak_rate((PeakKind)k, t, 0.05, NULL));
+        printf(" %s %.0f", peak_name((PeakKind)k), best[1]);
+        if (max_threads > 1)
+            printf(" (2 cores %.0f)", best[2]);
+        printf(";");
+        if ((PeakKind)k == bn->cfg.probe)
+            memcpy(bn->peak_f32, best, sizeof best);
     }
+    printf("\n");
 }
 
-static void call_openblas(void *p)
+/* Parses "MxNxK,MxNxK,..." into shapes (at most max); the count, or -1. */
+static int parse_shapes(const char *s, int64_t (*shapes)[3], int max)
 {
-    Case *c = p;
-    cblas_sgemm(101, 111, 111, (int)c->m, (int)c->n, (int)c->k, 1.0f, c->a, (int)c->k, c->b, (int)c->n, 0.0f, c->c,
-                (int)c->n);
-}
-
-static void call_blis(void *p)
-{
-    Case *c = p;
-    float one = 1.0f, zero = 0.0f;
-    bli_sgemm(0, 0, c->m, c->n, c->k, &one, c->a, c->k, 1, c->b, c->n, 1, &zero, c->c, c->n, 1);
-}
-
-/* oneDNN's matmul for the given types on row-major buffers, ready to execute (call_dnnl). */
-typedef struct DnnlCall {
-    dnnl_primitive_t prim;
-    dnnl_primitive_desc_t pd;
-    dnnl_stream_t st;
-    dnnl_memory_t mem[3];
-    dnnl_exec_arg_t args[3];
-} DnnlCall;
-
-static void call_dnnl(void *p)
-{
-    DnnlCall *d = p;
-    if (dnnl_primitive_execute(d->prim, d->st, 3, d->args) != dnnl_success || dnnl_stream_wait(d->st) != dnnl_success) {
-        fprintf(stderr, "bench-gemm: oneDNN execution failed\n");
-        exit(1);
+    int n = 0;
+    while (*s && n < max) {
+        long long m, nn, k;
+        int used;
+        if (sscanf(s, "%lldx%lldx%lld%n", &m, &nn, &k, &used) != 3 || m < 1 || nn < 1 || k < 1)
+            return -1;
+        shapes[n][0] = m, shapes[n][1] = nn, shapes[n][2] = k;
+        n++;
+        s += used;
+        if (*s == ',')
+            s++;
+        else if (*s)
+            return -1;
     }
-}
-
-static void dnnl_setup(DnnlCall *d, const Case *c, dnnl_engine_t eng, dnnl_stream_t st, dnnl_data_type_t ta,
-                       dnnl_data_type_t tb, dnnl_data_type_t tc, void *a, void *b, void *cc)
-{
-    dnnl_memory_desc_t amd, bmd, cmd;
-    dnnl_dims_t ad = {c->m, c->k}, bd = {c->k, c->n}, cd = {c->m, c->n};
-    dnnl_matmul_desc_t md;
-    *d = (DnnlCall){.st = st};
-    if (dnnl_memory_desc_init_by_tag(&amd, 2, ad, ta, dnnl_ab) ||
-        dnnl_memory_desc_init_by_tag(&bmd, 2, bd, tb, dnnl_ab) ||
-        dnnl_memory_desc_init_by_tag(&cmd, 2, cd, tc, dnnl_ab) || dnnl_matmul_desc_init(&md, &amd, &bmd, NULL, &cmd) ||
-        dnnl_primitive_desc_create(&d->pd, &md, NULL, eng, NULL) || dnnl_primitive_create(&d->prim, d->pd) ||
-        dnnl_memory_create(&d->mem[0], &amd, eng, a) || dnnl_memory_create(&d->mem[1], &bmd, eng, b) ||
-        dnnl_memory_create(&d->mem[2], &cmd, eng, cc)) {
-        fprintf(stderr, "bench-gemm: cannot create the oneDNN matmul\n");
-        exit(1);
-    }
-    d->args[0] = (dnnl_exec_arg_t){DNNL_ARG_SRC, d->mem[0]};
-    d->args[1] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, d->mem[1]};
-    d->args[2] = (dnnl_exec_arg_t){DNNL_ARG_DST, d->mem[2]};
-}
-
-static void dnnl_teardown(DnnlCall *d)
-{
-    dnnl_primitive_destroy(d->prim);
-    dnnl_primitive_desc_destroy(d->pd);
-    for (int i = 0; i < 3; i++)
-        dnnl_memory_destroy(d->mem[i]);
-}
-
-static void *xmalloc(size_t n)
-{
-    void *p = aligned_alloc(64, (n + 63) / 64 * 64);
-    if (!p) {
-        fprintf(stderr, "bench-gemm: out of memory\n");
-        exit(1);
-    }
-    return p;
+    return n;
 }
 
 int main(int argc, char **argv)
 {
-    static const int64_t shapes[][3] = {{64, 64, 64},     {128, 128, 128},  {256, 256, 256}, {512, 512, 512},
-                                        {1024, 1024, 1024}, {2048, 2048, 2048}, {1000, 1000, 1000}, {777, 777, 777},
-                                        {4096, 64, 4096}, {4096, 4096, 64}};
-    int nshapes = sizeof shapes / sizeof *shapes;
-    int max_threads = 2;
+    enum { MAX_SHAPES = 32 };
+    int64_t shapes[MAX_SHAPES][3] = {{64, 64, 64},       {128, 128, 128},    {256, 256, 256},    {512, 512, 512},
+                                     {1024, 1024, 1024}, {2048, 2048, 2048}, {1000, 1000, 1000}, {777, 777, 777},
+                                     {4096, 64, 4096},   {4096, 4096, 64}};
+    int nshapes = 10, tmin = 1, tmax = 2;
+    bool grids = true;
+    Bench bn = {.cfg = {.rounds = 11, .retries = 3, .accept = 0.75, .batch_seconds = 0.02}};
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0) {
-            rounds = 3;
-        } else if (strcmp(argv[i], "--cpu-time") == 0) {
-            bench_clock = CLOCK_THREAD_CPUTIME_ID;
-            max_threads = 1;
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--quick") == 0) {
+            bn.cfg.rounds = 3;
+        } else if (strcmp(a, "--no-grid") == 0) {
+            grids = false;
+        } else if (strcmp(a, "--rounds") == 0 && v && atoi(v) >= 1) {
+            bn.cfg.rounds = atoi(v);
+            i++;
+        } else if (strcmp(a, "--threads") == 0 && v && (!strcmp(v, "1") || !strcmp(v, "2") || !strcmp(v, "1,2"))) {
+            tmin = v[0] - '0';
+            tmax = v[strlen(v) - 1] - '0';
+            i++;
+        } else if (strcmp(a, "--shapes") == 0 && v && (nshapes = parse_shapes(v, shapes, MAX_SHAPES)) > 0) {
+            i++;
         } else {
-            fprintf(stderr, "usage: bench-gemm [--quick] [--cpu-time]\n");
+            fprintf(stderr, "usage: bench-gemm [--quick] [--rounds N] [--threads 1|2|1,2] [--shapes MxNxK,...] "
+                            "[--no-grid]\n");
             return 2;
         }
     }
-    const char *pk = getenv("MAPC_PEAK");
-    if (pk)
-        peak_core = atof(pk);
-    char err[256];
-    dnnl_engine_t eng;
-    dnnl_stream_t st;
-    if (dnnl_engine_create(&eng, dnnl_cpu, 0) || dnnl_stream_create(&st, eng, dnnl_stream_default_flags)) {
-        fprintf(stderr, "bench-gemm: cannot create the oneDNN engine\n");
-        return 1;
-    }
-    printf("GEMM C = A*B, row-major, GFLOP/s (median of %d interleaved rounds, %s); shapes MxNxK; peak f32 %.0f "
-           "GFLOP/s per core (bf16 2x, i8 4x)\n",
-           rounds, bench_clock == CLOCK_MONOTONIC ? "wall clock" : "thread CPU time, 1 thread only", peak_core);
-    printf("%-15s %2s | %7s %7s %8s %7s %7s %6s %6s %5s | %7s %7s %6s %6s | %7s %7s %6s %6s\n", "shape", "T",
-           "kernel", "engine", "OpenBLAS", "BLIS", "oneDNN", "ratio", "engine", "%pk", "bf16", "dnnl", "ratio", "x f32",
-           "i8", "dnnl", "ratio", "x f32");
-    for (int threads = 1; threads <= max_threads; threads++) {
+    bn.cfg.probe = peak_available(PEAK_FMA_ZMM) ? PEAK_FMA_ZMM : PEAK_FMA_YMM;
+    print_peaks(&bn, tmax);
+    printf("protocol: the caller pinned to CPU 0, every library's workers to CPU 1; each contender timed in batches "
+           "of about %.0f ms (after two warm-up calls), %d rounds interleaved, medians; a batch counts only when a 1 ms "
+           "FMA probe of each of its T cores just before and just after it ran at >= %.0f%% of that core's best probe "
+           "of the run (else another tenant had a core, e.g. a 2-thread contender ran at one core's speed): it is "
+           "timed again, at most %d times, then kept\n",
+           bn.cfg.batch_seconds * 1e3, bn.cfg.rounds, bn.cfg.accept * 100, bn.cfg.retries);
+    print_header();
+    for (int threads = tmin; threads <= tmax; threads++) {
+        char err[256];
         Gemm *g = gemm_new(&(GemmOptions){.threads = threads}, err, sizeof err);
         if (!g || gemm_prepare(g, GEMM_F32, err, sizeof err) || gemm_prepare(g, GEMM_BF16, err, sizeof err) ||
-            gemm_prepare(g, GEMM_I8, err, sizeof err)) {
-            fprintf(stderr, "bench-gemm: %s\n", err);
-            return 1;
-        }
-        openblas_set_num_threads(threads);
-        bli_thread_set_num_threads(threads);
-        omp_set_num_threads(threads);
-        for (int s = 0; s < nshapes; s++) {
-            Case c = {.m = shapes[s][0], .n = shapes[s][1], .k = shapes[s][2], .threads = threads, .g = g};
-            size_t ma = (size_t)(c.m * c.k), mb = (size_t)(c.k * c.n), mc = (size_t)(c.m * c.n);
-            c.a = xmalloc(ma * 4);
-            c.b = xmalloc(mb * 4);
-            c.c = xmalloc(mc * 4);
-            c.a16 = xmalloc(ma * 2);
-            c.b16 = xmalloc(mb * 2);
-            c.a8 = xmalloc(ma);
-            c.b8 = xmalloc(mb);
-            c.au8 = xmalloc(ma);
-            c.c32 = xmalloc(mc * 4);
-            srand(1);
-            for (size_t i = 0; i < ma; i++) {
-                c.a[i] = (float)rand() / (float)RAND_MAX - 0.5f;
-                c.a16[i] = gemm_f32_to_bf16(c.a[i]);
-                c.a8[i] = (int8_t)(rand() % 255 - 127);
-                c.au8[i] = (uint8_t)(rand() % 256);
-            }
-            for (size_t i = 0; i < mb; i++) {
-                c.b[i] = (float)rand() / (float)RAND_MAX - 0.5f;
-                c.b16[i] = gemm_f32_to_bf16(c.b[i]);
-                c.b8[i] = (int8_t)(rand() % 255 - 127);
-            }
-            memset(c.c, 0, mc * 4);
-            double flops = 2.0 * (double)c.m * (double)c.n * (double)c.k;
-            KernelRun kr = kernel_new("sgemm", c.m, c.n, c.k, threads, c.a, c.b);
-            c.kernel = kr.g;
-            DnnlCall df, db, di;
-            dnnl_setup(&df, &c, eng, st, dnnl_f32, dnnl_f32, dnnl_f32, c.a, c.b, c.c);
-            dnnl_setup(&db, &c, eng, st, dnnl_bf16, dnnl_bf16, dnnl_f32, c.a16, c.b16, c.c);
-            dnnl_setup(&di, &c, eng, st, dnnl_u8, dnnl_s8, dnnl_s32, c.au8, c.b8, c.c32);
-            const Contender cs[] = {{call_kernel, &c}, {call_ours_f32, &c},  {call_openblas, &c},
-                                    {call_blis, &c},   {call_dnnl, &df},     {call_ours_bf16, &c},
-                                    {call_dnnl, &db},  {call_ours_i8, &c},   {call_dnnl, &di}};
-            double r[9];
-            measure(cs, 9, flops, r);
-            kernel_free(&kr);
-            dnnl_teardown(&df);
-            dnnl_teardown(&db);
-            dnnl_teardown(&di);
-            double decl = r[0], ours = r[1], ob = r[2], bl = r[3], dn = r[4], obf = r[5], dbf = r[6], oi8 = r[7],
-                   di8 = r[8];
-            double best = ob > bl ? ob : bl;
-            best = dn > best ? dn : best;
-            char shape[32];
-            snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)c.m, (long long)c.n, (long long)c.k);
-            printf("%-15s %2d | %7.1f %7.1f %8.1f %7.1f %7.1f %6.2f %6.2f %4.0f%% "
-                   "| %7.1f %7.1f %6.2f %6.2f | %7.1f %7.1f %6.2f %6.2f\n",
-                   shape, threads, decl, ours, ob, bl, dn, decl / best, ours / best,
-                   100 * decl / (peak_core * threads), obf, dbf, obf / dbf, obf / ours, oi8, di8, oi8 / di8,
-                   oi8 / ours);
-            fflush(stdout);
-            free(c.a);
-            free(c.b);
-            free(c.c);
-            free(c.a16);
-            free(c.b16);
-            free(c.a8);
-            free(c.b8);
-            free(c.au8);
-            free(c.c32);
-        }
+            gemm_prepare(g, GEMM_I8, err, sizeof err))
+            fail("cannot start the engine", err);
+        peers_set_threads(threads);
+        rounds_pin(threads);
+        rounds_calibrate(&bn.cfg, threads);
+        for (int s = 0; s < nshapes; s++)
+            bench_shape(&bn, g, threads, shapes[s][0], shapes[s][1], shapes[s][2]);
         gemm_free(g);
     }
-    printf("kernel: `mapc run samples/gemm/gemm.map sgemm` (the declared tiles and DM packing layouts) at each "
-           "shape; engine: gemm_f32 with its own plan\n"
-           "ratio: kernel (then engine) / best of OpenBLAS, BLIS, oneDNN (f32), or mapc / oneDNN matmul (bf16, "
-           "u8*s8); %%pk: kernel of %.0f GFLOP/s x threads;\nx f32: mapc bf16 or i8 (engine) / mapc f32 (engine)\n",
-           peak_core);
-    dnnl_stream_destroy(st);
-    dnnl_engine_destroy(eng);
+    if (grids) {
+        printf("grid kernels of samples/gemm/slice-grid.map   T | kernel engine OpenBL   BLIS oneDNN |  k/pr   k/e\n");
+        for (int threads = tmin; threads <= tmax; threads++) {
+            char err[256];
+            Gemm *g = gemm_new(&(GemmOptions){.threads = threads}, err, sizeof err);
+            if (!g)
+                fail("cannot start the engine", err);
+            peers_set_threads(threads);
+            rounds_pin(threads);
+            rounds_calibrate(&bn.cfg, threads);
+            bench_grids(&bn, g, threads);
+            gemm_free(g);
+        }
+    }
+    printf("kernel: the declared sgemm of samples/gemm/gemm.map (mapc run) at each shape; engine: gemm_f32 / gemm_i8 "
+           "with its own plan; k/pr, e/pr: kernel and engine over the best of OpenBLAS, BLIS, oneDNN; k/e: kernel "
+           "over engine; %%pk: engine over the f32 FMA peak measured above (x cores)\n"
+           "bf16, i8: the engine; dnnl: oneDNN's matmul, first choice (bf16 %s, u8*s8 %s); dn512: its best without "
+           "AMX (bf16 %s, u8*s8 %s), shown where the first choice uses AMX; r, r512: mapc over each\n"
+           "batches retried: %d of %d (kept after %d retries: %d)\n",
+           bn.impl_bf16[0], bn.impl_i8[0], bn.impl_bf16[1][0] ? bn.impl_bf16[1] : "-",
+           bn.impl_i8[1][0] ? bn.impl_i8[1] : "-", bn.stats.retried, bn.stats.batches, bn.cfg.retries,
+           bn.stats.forced);
     return 0;
 }
