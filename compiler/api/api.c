@@ -1,5 +1,5 @@
 /* api.c — the public C API (mapc.h) over the front end, the interpreter, equivalence and the JIT. */
-#include "mapc.h"
+#include "api_impl.h"
 #include "mapc_version.h"
 
 #include "algebra/algebra.h"
@@ -10,27 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct mapc_program {
-    Prog *prog;
-    char **texts;       /* formatted diagnostics, cached by index (malloc'ed) */
-    size_t ntexts;
-};
-
 struct mapc_jit {
     Jit *jit;
 };
-
-/* The out-of-memory guard of the entry points (core/base.h): runs `call` and returns its status, or
- * MAPC_ERR_NOMEM when the heap ran out below it (what the call had allocated is then lost). */
-#define GUARDED(call)                           \
-    do {                                        \
-        MemGuard guard_;                        \
-        if (MEM_GUARD(guard_))                  \
-            return MAPC_ERR_NOMEM;              \
-        mapc_status status_ = (call);           \
-        mem_guard_release(&guard_);             \
-        return status_;                         \
-    } while (0)
 
 const char *mapc_version(void) { return MAPC_VERSION_STRING; }
 
@@ -62,6 +44,7 @@ static mapc_status compile_string_body(const char *name, const char *text, size_
         return MAPC_ERR_NOMEM;
     }
     prog_parse(p->prog, name ? name : "<string>", text, len);
+    p->compile_errors = p->prog->diags.count;
     *out = p;
     return p->prog->diags.count ? MAPC_ERR_INPUT : MAPC_OK;
 }

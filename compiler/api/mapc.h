@@ -125,6 +125,129 @@ mapc_status mapc_jit_copy(mapc_jit *j, const char *copy, mapc_copy_fn *fn);
 /* Frees the JIT and its code (functions looked up become invalid). NULL is allowed. */
 void mapc_jit_free(mapc_jit *j);
 
+/* ---- declared GEMM kernels ---- */
+
+/* A declared `kernel` of a program, JIT-compiled for this machine with its operands' layouts. */
+typedef struct mapc_kernel mapc_kernel;
+
+typedef struct mapc_kernel_options {
+    int threads;            /* worker threads (0: 1); the product is spread over them by the kernel's grid */
+} mapc_kernel_options;
+
+/* Compiles the kernel called name of the program for the ISA it was checked for (the host's best): its
+ * loop nest, packing routines and micro-kernel, and the relayout kernels of operands that are staged.
+ * opts may be NULL. *out borrows the program, which must outlive it and must not be used from another
+ * thread while the kernel is created or run. MAPC_ERR_NOT_FOUND (no such kernel), MAPC_ERR_INPUT (the
+ * program has errors, or its tensors break the runtime's limits; a diagnostic says which),
+ * MAPC_ERR_ARGUMENT (threads < 0 or over 1024; a diagnostic), MAPC_ERR_BACKEND, MAPC_ERR_NOMEM. */
+mapc_status mapc_kernel_create(mapc_program *p, const char *name, const mapc_kernel_options *opts,
+                               mapc_kernel **out);
+/* The bytes of operand 0 (A), 1 (B) or 2 (C): its declared HBM tensor's buffer, chip after chip, element
+ * position by element position (0 for another operand number). */
+size_t mapc_kernel_operand_bytes(const mapc_kernel *k, int operand);
+/* C <- alpha*A*B + beta*C on caller-owned buffers laid out as the operands' declarations say, each
+ * holding mapc_kernel_operand_bytes of its operand (C is read only when beta != 0). alpha and beta must be
+ * finite and within f32 (32-bit integers for an i8 kernel). MAPC_ERR_ARGUMENT (with the message in
+ * mapc_kernel_error) for NULL buffers or bad scalars; MAPC_ERR_BACKEND if the run fails. One call at a
+ * time per kernel. */
+mapc_status mapc_kernel_run(mapc_kernel *k, const void *a, const void *b, void *c, double alpha, double beta);
+/* The message of the kernel's last failed call ("" after a success; owned by the kernel). */
+const char *mapc_kernel_error(const mapc_kernel *k);
+/* Frees the kernel (NULL is allowed). */
+void mapc_kernel_free(mapc_kernel *k);
+
+/* ---- GEMM over strided views ---- */
+
+typedef enum mapc_type { MAPC_F32, MAPC_BF16, MAPC_F16, MAPC_I8, MAPC_I32 } mapc_type;
+
+/* A matrix view: element (i, j) at data[i*rs + j*cs] (strides in elements), len elements available
+ * from data. Row-major is (rs = cols, cs = 1), column-major (1, rows); a transpose swaps the strides,
+ * a sub-matrix keeps its parent's strides, a broadcast uses stride 0 (A and B only). bf16 and f16 are
+ * their bit patterns in uint16_t. */
+typedef struct mapc_matrix {
+    void *data;
+    uint64_t len;
+    uint64_t rows, cols;
+    int64_t rs, cs;
+    mapc_type type;
+} mapc_matrix;
+
+/* A GEMM engine: its threads and packing buffers; the kernels it compiles are shared process-wide. */
+typedef struct mapc_gemm mapc_gemm;
+
+typedef struct mapc_gemm_options {
+    int threads;            /* worker threads (0: 1) */
+    const char *isa;        /* NULL or "": the host's best; "avx512", "avx2" or "portable" */
+} mapc_gemm_options;
+
+/* opts may be NULL (1 thread, the host's best ISA). MAPC_ERR_ARGUMENT for an unknown ISA, one the host
+ * cannot run, or threads < 0 or over 1024; MAPC_ERR_NOMEM. */
+mapc_status mapc_gemm_create(const mapc_gemm_options *opts, mapc_gemm **out);
+void mapc_gemm_free(mapc_gemm *g);
+/* C <- alpha*A*B + beta*C: f32, bf16 or f16 inputs with f32 C (mapc_gemm_f32), i8 inputs with i32 C
+ * (mapc_gemm_i8, exact modulo 2^32). Before any arithmetic the views are validated; the first failure is
+ * returned as MAPC_ERR_ARGUMENT with its message in mapc_gemm_error, word for word:
+ *   "A.cols (3) != B.rows (4)", "A.rows (5) != C.rows (6)", "B.cols (5) != C.cols (6)",
+ *   "A view of 3x4 (strides 4,1) needs 12 elements but slice has 8",
+ *   "A view of 3x4 (strides -4,1) has negative strides or is too large to address",
+ *   "C view aliases itself (3x5, strides 0,1); C must address each (i,j) uniquely", "C aliases A or B",
+ *   "unsupported element types ...", "mapc_gemm_f32 cannot run i8 x i8 -> i32; use mapc_gemm_i8".
+ * m = 0 or n = 0 does nothing; k = 0 or alpha = 0 computes C <- beta*C; beta = 0 overwrites C (NaN too).
+ * Nothing is printed. One call at a time per engine. */
+mapc_status mapc_gemm_f32(mapc_gemm *g, float alpha, const mapc_matrix *a, const mapc_matrix *b, float beta,
+                          const mapc_matrix *c);
+mapc_status mapc_gemm_i8(mapc_gemm *g, int32_t alpha, const mapc_matrix *a, const mapc_matrix *b, int32_t beta,
+                         const mapc_matrix *c);
+/* The message of the engine's last failed call ("" after a success; owned by the engine). */
+const char *mapc_gemm_error(const mapc_gemm *g);
+/* Views over contiguous row-major and column-major matrices of rows x cols elements. */
+mapc_matrix mapc_row_major(void *data, uint64_t rows, uint64_t cols, mapc_type type);
+mapc_matrix mapc_col_major(void *data, uint64_t rows, uint64_t cols, mapc_type type);
+
+/* ---- device tensors ---- */
+
+/* A runtime over a program: a thread pool, the JIT-compiled moves it has made, and the tensors
+ * created in it. It borrows the program (which must outlive it and not be used from another thread
+ * while the runtime works). */
+typedef struct mapc_runtime mapc_runtime;
+/* A tensor in host, HBM or DM memory, laid out by its mappings over units (chips, clusters, slices). */
+typedef struct mapc_tensor mapc_tensor;
+/* A view of a tensor (the whole of it, or a tile): what moves read and write. */
+typedef struct mapc_view mapc_view;
+
+/* threads: 0 for one per core. MAPC_ERR_INPUT for a program with errors. */
+mapc_status mapc_runtime_create(mapc_program *p, int threads, mapc_runtime **out);
+/* Frees the runtime and every tensor and view made in it. NULL is allowed. */
+void mapc_runtime_free(mapc_runtime *rt);
+/* The message of the runtime's last failed call (owned by the runtime). */
+const char *mapc_runtime_error(const mapc_runtime *rt);
+
+/* The tensor a `tensor NAME: ...;` declaration describes, zero-filled (MAPC_ERR_NOT_FOUND if there is
+ * none; MAPC_ERR_INPUT if it breaks a rule under the runtime's limits). */
+mapc_status mapc_tensor_create(mapc_runtime *rt, const char *name, mapc_tensor **out);
+/* Its buffer (every unit's, in unit order) and that buffer's size in bytes. */
+void *mapc_tensor_data(const mapc_tensor *t);
+size_t mapc_tensor_bytes(const mapc_tensor *t);
+/* The dense host array of the logical tensor: elements, row-major over its axes in declaration order. */
+uint64_t mapc_tensor_host_elems(const mapc_tensor *t);
+
+/* A view of the whole tensor, for reading (writable 0) or writing (1). Tensors and views belong to their
+ * runtime and are freed with it. */
+mapc_status mapc_tensor_view(mapc_runtime *rt, mapc_tensor *t, int writable, mapc_view **out);
+/* The tile of a view along the digit index (an "m![...]" of the view's mapping, as "m![A / 4]"): len
+ * consecutive values from start. unit: -1 for the whole layout, 0, 1 or 2 for the Chip, Cluster or Slice
+ * mapping only (the units holding those values). MAPC_ERR_ARGUMENT with the runtime's message when index is
+ * not a digit, the range does not fit, or start lands on padding. */
+mapc_status mapc_view_tile(mapc_runtime *rt, const mapc_view *v, int unit, const char *index, uint64_t len,
+                           uint64_t start, mapc_view **out);
+/* Writes a dense host array of the logical tensor into a write view (every replica), or reads a view
+ * into one (one replica). The array holds mapc_tensor_host_elems elements of the tensor's type. */
+mapc_status mapc_view_write(mapc_runtime *rt, const mapc_view *dst, const void *host);
+mapc_status mapc_view_read(mapc_runtime *rt, const mapc_view *src, void *host);
+/* DMA between two views of one logical tensor, whatever their distributions, by JIT-compiled relayout
+ * kernels, one task per destination unit. */
+mapc_status mapc_dma(mapc_runtime *rt, const mapc_view *dst, const mapc_view *src);
+
 #ifdef __cplusplus
 }
 #endif

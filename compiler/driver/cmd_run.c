@@ -350,10 +350,10 @@ int cmd_run(int argc, char **argv)
         for (int i = 0; i < 2; i++) {
             double v = i == 0 ? o.alpha : o.beta;
             if (v != floor(v) || v < INT32_MIN || v > INT32_MAX) {
-                prog_free(p);
                 char what[160];
                 snprintf(what, sizeof what, "%s %g: kernel %s computes in i32, so it takes a 32-bit integer",
                          i == 0 ? "--alpha" : "--beta", v, k->name);
+                prog_free(p); /* k lives in p */
                 return drv_usage_error("%s", what);
             }
         }

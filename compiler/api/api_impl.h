@@ -1,0 +1,32 @@
+/* api_impl.h — what the files of the public C API share: the program object and the out-of-memory guard. */
+#ifndef MAPC_API_IMPL_H
+#define MAPC_API_IMPL_H
+
+#include "mapc.h"
+
+#include "core/base.h"
+#include "front/front.h"
+
+struct mapc_program {
+    Prog *prog;
+    char **texts;       /* formatted diagnostics, cached by index (malloc'ed) */
+    size_t ntexts;
+    int compile_errors; /* diagnostics of the compilation itself (later calls may append their own) */
+};
+
+/* The out-of-memory guard of the entry points (core/base.h): runs `call` and returns its status, or
+ * MAPC_ERR_NOMEM when the heap ran out below it (what the call had allocated is then lost). */
+#define GUARDED(call)                           \
+    do {                                        \
+        MemGuard guard_;                        \
+        if (MEM_GUARD(guard_))                  \
+            return MAPC_ERR_NOMEM;              \
+        mapc_status status_ = (call);           \
+        mem_guard_release(&guard_);             \
+        return status_;                         \
+    } while (0)
+
+/* Copies the printf-style message into buf[cap] (the objects' last-error strings). */
+void api_set_error(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif
