@@ -3,6 +3,8 @@
 #ifndef MAPC_MAPC_H
 #define MAPC_MAPC_H
 
+#include "mapc_version.h" /* MAPC_VERSION_STRING, MAPC_VERSION_MAJOR, _MINOR, _PATCH: the version compiled against */
+
 #include <stddef.h>
 #include <stdint.h>
 

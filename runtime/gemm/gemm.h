@@ -91,6 +91,10 @@ typedef struct Gemm Gemm;
  * host lacks), "cannot start 2 threads", "out of memory". */
 Gemm *gemm_new(const GemmOptions *opt, char *err, size_t cap);
 void gemm_free(Gemm *g);
+
+/* Frees every JIT-compiled kernel of the process-wide cache. Only when no Gemm and no kernel from the
+ * cache is in use or will be used again, as at the end of a program; later calls compile afresh. */
+void gemm_release_kernels(void);
 /* The ISA the engine uses (never TARGET_ISA_HOST; target_isa_name gives "avx512", "avx2", "portable");
  * whether bf16 runs on the vdpbf16ps kernel. */
 TargetIsa gemm_isa(const Gemm *g);

@@ -10,7 +10,7 @@ typedef struct KernelEntry {
     CgGemmSpec spec;
     CgPackConv conv_a, conv_b;
     char *cpu;              /* host CPU name and features the code was compiled for */
-    JitModule *jm;          /* owned; kept until the process ends */
+    JitModule *jm;          /* owned; kept until gemm_release_kernels */
     GemmKernels k;
     struct KernelEntry *next;
 } KernelEntry;
@@ -68,4 +68,17 @@ int gemm_kernels(const CgGemmSpec *spec, CgPackConv conv_a, CgPackConv conv_b, G
     free(msg);
     pthread_mutex_unlock(&cache_lock);
     return fn ? 0 : -1;
+}
+
+void gemm_release_kernels(void)
+{
+    pthread_mutex_lock(&cache_lock);
+    while (cache) {
+        KernelEntry *e = cache;
+        cache = e->next;
+        jit_module_free(e->jm);
+        free(e->cpu);
+        free(e);
+    }
+    pthread_mutex_unlock(&cache_lock);
 }
