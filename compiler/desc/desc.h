@@ -130,4 +130,37 @@ size_t desc_format(const Prog *p, const Desc *d, char *buf, size_t size);
  * on some axis), padded axes of extent 1, and mappings over MAPC_EXHAUSTIVE_BUDGET positions. */
 const Desc *desc_recognize(Prog *p, const Map *m, const char **note, const char **why);
 
+/* ---- Declared GEMM kernels: operand access and the grid's blocks (kernel_plan.c) ---- */
+
+/* How a kernel reaches an operand. A layout whose live cells sit at i*rs + j*cs of the tensor's buffer
+ * (row-major, column-major, a leading dimension, a transpose; decided by the equivalence procedure
+ * against the strided mapping) is read and written in place. Any other layout (blocked, tiled, padded,
+ * split over chips) is staged through a row-major buffer, whose strides are given (rs = columns, cs = 1). */
+typedef struct KernelAccess {
+    bool strided;           /* in place; else staged through a row-major buffer */
+    int64_t rs, cs;         /* element (i, j) at base + i*rs + j*cs (of the staging buffer when staged) */
+    uint64_t base;
+} KernelAccess;
+
+/* A block of C computed by one unit of the grid: rows [m0, m0 + rows), columns [n0, n0 + cols). */
+typedef struct KernelBlock {
+    uint64_t m0, n0, rows, cols;
+} KernelBlock;
+
+typedef struct KernelPlan {
+    KernelAccess acc[3];    /* A, B, C */
+    KernelBlock *blocks;    /* owned (malloc): each block of C once, in the grid's order */
+    size_t nblocks;
+    uint64_t grid_units;    /* positions of the grid (live, idle and replicated units) */
+} KernelPlan;
+
+/* The axes of operand 0 (A: M, K), 1 (B: K, N) or 2 (C: M, N) of k, as rows and columns. */
+void kernel_operand_axes(const KernelDecl *k, int operand, int *rows, int *cols);
+/* The plan of kernel k whose operands have the flat layouts layout[0..2] (the tensors' whole buffers).
+ * 0, or -1 with err ("its grid leaves 2 of 8 blocks of C to no unit", "out of memory"). */
+int kernel_plan(Prog *p, const KernelDecl *k, const Map *const layout[3], KernelPlan *out, char *err, size_t cap);
+void kernel_plan_free(KernelPlan *pl);
+/* The row-major layout m![X, Y] of operand i's staging buffer; NULL with why. */
+const Map *kernel_staging_layout(Prog *p, const KernelDecl *k, int operand, MapWhy why);
+
 #endif

@@ -1,23 +1,14 @@
-/* rt_gemm.h — running a declared GEMM kernel (KernelDecl, SPEC §6) over HBM tensors in any layout. */
+/* rt_gemm.h — running a declared GEMM kernel (KernelDecl) over HBM tensors in any layout. */
 #ifndef MAPC_RT_GEMM_H
 #define MAPC_RT_GEMM_H
 
+#include "desc/desc.h"
 #include "gemm.h"
 #include "rt.h"
 
-/*
- * How a kernel reaches an operand. A layout whose live cells sit at i*rs + j*cs + base of the
- * tensor's buffer (row-major, column-major, a leading dimension, a transpose; decided by the
- * equivalence procedure against the strided mapping) is read and written in place: its tiles go
- * from HBM straight into their DM panel layouts through the JIT-compiled packing routines. Any
- * other layout (blocked, tiled, padded, split over chips) is staged: a JIT-compiled relayout kernel
- * (rt_dma) moves it into a row-major HBM tensor before the product (and C back after it).
- */
-typedef struct RtGemmAccess {
-    bool strided;           /* in place; else staged through a row-major HBM tensor */
-    int64_t rs, cs;         /* element (i, j) at base + i*rs + j*cs (of the staging tensor when staged) */
-    uint64_t base;
-} RtGemmAccess;
+/* How a kernel reaches an operand: in place, or staged through a row-major HBM tensor that a JIT-compiled
+ * relayout kernel (rt_dma) fills before the product (and C back after it); see KernelAccess. */
+typedef KernelAccess RtGemmAccess;
 
 typedef struct RtGemm RtGemm;
 
