@@ -29,4 +29,8 @@ struct mapc_program {
 /* Copies the printf-style message into buf[cap] (the objects' last-error strings). */
 void api_set_error(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Whether a kernel's scalar (alpha or beta) is finite and within f32, or for an i8 kernel (is_int) a 32-bit
+ * integer; false with the message in err[cap] ("alpha (nan) must be finite and within the range of f32"). */
+bool api_scalar_ok(bool is_int, const char *what, double v, char *err, size_t cap);
+
 #endif

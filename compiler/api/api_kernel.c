@@ -96,12 +96,10 @@ size_t mapc_kernel_operand_bytes(const mapc_kernel *k, int operand)
     return k && operand >= 0 && operand < 3 ? k->bytes[operand] : 0;
 }
 
-/* Checks a scalar of the run: finite and within f32, an integer of 32 bits for an i8 kernel. */
-static bool scalar_ok(mapc_kernel *k, const char *what, double v)
+bool api_scalar_ok(bool is_int, const char *what, double v, char *err, size_t cap)
 {
-    bool is_int = k->k->c->elem == ELEM_I32;
     if (!isfinite(v) || fabs(v) > FLT_MAX || (is_int && (v != floor(v) || v < INT32_MIN || v > INT32_MAX))) {
-        api_set_error(k->error, sizeof k->error, "%s (%g) must be %s", what, v,
+        api_set_error(err, cap, "%s (%g) must be %s", what, v,
                       is_int ? "a 32-bit integer for an i8 kernel" : "finite and within the range of f32");
         return false;
     }
@@ -119,7 +117,9 @@ static mapc_status kernel_run_body(mapc_kernel *k, const void *a, const void *b,
             api_set_error(k->error, sizeof k->error, "operand %c's buffer is missing (a null pointer)", "ABC"[i]);
             return MAPC_ERR_ARGUMENT;
         }
-    if (!scalar_ok(k, "alpha", alpha) || !scalar_ok(k, "beta", beta))
+    bool is_int = k->k->c->elem == ELEM_I32;
+    if (!api_scalar_ok(is_int, "alpha", alpha, k->error, sizeof k->error) ||
+        !api_scalar_ok(is_int, "beta", beta, k->error, sizeof k->error))
         return MAPC_ERR_ARGUMENT;
     /* the caller's buffers have the tensors' layouts: their bytes go in and C's come back (C goes in even
      * when beta is 0, so that the cells of C's layout that are padding come back as the caller left them) */

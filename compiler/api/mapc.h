@@ -250,6 +250,23 @@ mapc_status mapc_view_read(mapc_runtime *rt, const mapc_view *src, void *host);
  * kernels, one task per destination unit. */
 mapc_status mapc_dma(mapc_runtime *rt, const mapc_view *dst, const mapc_view *src);
 
+/* ---- kernels compiled ahead of time by `mapc emit` ----
+ *
+ * An object written by `mapc emit` holds, per declared kernel, a function
+ *     int PREFIX<kernel>(const void *a, const void *b, void *c, double alpha, double beta, int threads);
+ * (declared in the header emit writes) with the contract of mapc_kernel_run: the buffers are laid out as
+ * the operands' declarations say (PREFIX<kernel>_A_BYTES etc.), C is read only when beta != 0, threads 0
+ * means one. It returns a mapc_status; the routines run only on a host with the ISA the kernel was
+ * checked for at emit time (else MAPC_ERR_BACKEND with a message). Such objects link with libmapc, whose
+ * runner below they call; programs rarely call it themselves. */
+
+/* Runs the kernel of an emitted descriptor (what the emitted function passes). Calls on one kernel with one
+ * thread count are serialized; different kernels run concurrently. */
+mapc_status mapc_aot_run(const void *descriptor, const void *a, const void *b, void *c, double alpha, double beta,
+                         int threads);
+/* The message of this thread's last failed mapc_aot_run ("" after a success). */
+const char *mapc_aot_error(void);
+
 #ifdef __cplusplus
 }
 #endif

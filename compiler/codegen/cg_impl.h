@@ -105,7 +105,8 @@ void *jit_cache_load(const JitCacheKey *key, size_t *size);
 /* Stores an object under key (atomically: written aside, then renamed); failures are ignored. */
 void jit_cache_store(const JitCacheKey *key, const void *data, size_t size);
 
-/* Generates every type's functions and every copy kernel of prog into the unit's module. false after
+/* Generates every type's functions and every copy kernel of prog (and with opt->kernels every declared
+ * kernel) into the unit's module. false after
  * appending diagnostics to d. The module is verified. */
 bool cg_program(const Prog *prog, CgUnit *u, const CgOptions *opt, Diags *d);
 
@@ -183,6 +184,9 @@ bool cg_enumerate_stepped(Cg *cg, const Map *m, const uint64_t *step, const CgHo
 /* Emits the exported functions of a type / a copy kernel into cg->mod. */
 void cg_emit_type(Cg *cg, const char *name, const Map *m);
 void cg_emit_copy(Cg *cg, const Copy *c);
+/* Emits declared kernel k compiled ahead of time (cg_kernel_aot.c; see gemm_codegen.h): its routines, staging
+ * kernels and descriptor (internal) and the exported entry point PREFIX<name>; cg->failed after a diagnostic. */
+void cg_emit_kernel(Cg *cg, const KernelDecl *k);
 
 /* ---- targets (cg_target.c) ---- */
 

@@ -1,4 +1,5 @@
-/* cg_module.c — one LLVM module for a whole program: every type's functions and every copy kernel. */
+/* cg_module.c — one LLVM module for a whole program: every type's functions, every copy kernel and, for
+ * objects, every declared kernel. */
 #include "algebra/algebra.h"
 #include "cg_impl.h"
 
@@ -64,6 +65,8 @@ bool cg_program(const Prog *prog, CgUnit *u, const CgOptions *opt, Diags *d)
             cg_emit_type(&cg, prog->types[i]->name, prog->types[i]->map);
     for (int i = 0; i < prog->ncopies && !cg.failed; i++)
         cg_emit_copy(&cg, prog->copies[i]);
+    for (int i = 0; opt && opt->kernels && i < prog->nkernels && !cg.failed; i++)
+        cg_emit_kernel(&cg, prog->kernels[i]);
     return end(&cg);
 }
 

@@ -37,30 +37,35 @@ static bool listed(const char *const *list, size_t n, const char *name)
     return false;
 }
 
+/* Whether the function emitted for statement `what` NAME (at loc) is a usable C name; an error if not. */
+static bool check_one(const char *pre, const char *what, const char *name, Loc loc, Diags *d)
+{
+    size_t np = strlen(pre);
+    char *sym = malloc(np + strlen(name) + 1);
+    if (!sym) {
+        diag_error(d, loc, "out of memory");
+        return false;
+    }
+    memcpy(sym, pre, np);
+    strcpy(sym + np, name);
+    const char *is = listed(keywords, sizeof keywords / sizeof *keywords, sym) ? "a C keyword"
+                     : listed(library, sizeof library / sizeof *library, sym) ? "a name of the C library"
+                                                                              : NULL;
+    if (is)
+        diag_error(d, loc, "%s %s would be emitted as the C function '%s', which is %s; rename the %s or give emit "
+                           "a --prefix",
+                   what, name, sym, is, what);
+    free(sym);
+    return !is;
+}
+
 bool cg_check_symbols(const Prog *prog, const CgOptions *opt, Diags *d)
 {
     const char *pre = opt->prefix ? opt->prefix : "";
-    size_t np = strlen(pre);
     bool ok = true;
-    for (int i = 0; i < prog->ncopies; i++) {
-        const Copy *c = prog->copies[i];
-        char *sym = malloc(np + strlen(c->name) + 1);
-        if (!sym) {
-            diag_error(d, c->loc, "out of memory");
-            return false;
-        }
-        memcpy(sym, pre, np);
-        strcpy(sym + np, c->name);
-        const char *what = listed(keywords, sizeof keywords / sizeof *keywords, sym) ? "a C keyword"
-                           : listed(library, sizeof library / sizeof *library, sym) ? "a name of the C library"
-                                                                                    : NULL;
-        if (what) {
-            diag_error(d, c->loc, "copy %s would be emitted as the C function '%s', which is %s; rename the copy "
-                                  "or give emit a --prefix",
-                       c->name, sym, what);
-            ok = false;
-        }
-        free(sym);
-    }
+    for (int i = 0; i < prog->ncopies; i++)
+        ok &= check_one(pre, "copy", prog->copies[i]->name, prog->copies[i]->loc, d);
+    for (int i = 0; i < prog->nkernels; i++)
+        ok &= check_one(pre, "kernel", prog->kernels[i]->name, prog->kernels[i]->loc, d);
     return ok;
 }

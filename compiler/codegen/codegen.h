@@ -26,6 +26,7 @@ typedef struct CgOptions {
     int opt_level;          /* 0..3 */
     const char *cpu;        /* NULL: the host CPU (JIT) or CG_DEFAULT_CPU (objects) */
     const char *features;   /* NULL: the host's features with a host CPU, else none */
+    bool kernels;           /* also compile the declared kernels ahead of time (objects, see gemm_codegen.h) */
 } CgOptions;
 
 /* The portable default target CPU of `mapc emit` (x86-64 with SSE4.2/POPCNT, 2009 onward). */

@@ -39,7 +39,9 @@ bool cg_emit_file(const Prog *prog, const CgOptions *opt, CgEmitKind kind, const
         diag_error(d, (Loc){0}, "cannot create an LLVM module");
         return false;
     }
-    bool ok = cg_program(prog, &u, opt, d);
+    CgOptions with_kernels = *opt;
+    with_kernels.kernels = true; /* an object holds the declared kernels too */
+    bool ok = cg_program(prog, &u, &with_kernels, d);
     LLVMModuleRef mod = u.mod; /* owned by the unit */
     char *err = NULL;
     LLVMTargetMachineRef tm = ok ? cg_target_machine(opt, false, &err) : NULL; /* owned */

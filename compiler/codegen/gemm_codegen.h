@@ -65,6 +65,12 @@ typedef enum CgPackConv {
     CG_PACK_I8_I32,   /* i8 -> i32 */
 } CgPackConv;
 
+/* The micro-kernel computing K groups with op for input type in on ti, with an mr x nr micro-tile and the
+ * block loops in order: its spec and packing conversions (the one definition: the engine's plans and the
+ * kernels `mapc emit` compiles ahead of time both take it). */
+void cg_gemm_spec_for(const TargetInfo *ti, TargetOp op, TargetInput in, int mr, int nr, const GemmRole order[3],
+                      CgGemmSpec *spec, CgPackConv *conv_a, CgPackConv *conv_b);
+
 /* The k group of a kind (1, 2 or 4) and the packed element size in bytes. */
 int cg_gemm_kgroup(CgGemmKind kind);
 int cg_gemm_packed_size(CgGemmKind kind);
@@ -103,5 +109,37 @@ JitModule *cg_gemm_jit(const CgGemmSpec *spec, CgPackConv conv_a, CgPackConv con
 
 /* Only the packing routine "gemm_pack" for (conv, w, g), for tests that compare it with a reference. */
 JitModule *cg_gemm_jit_pack(CgPackConv conv, int w, int g, char **err);
+
+/* ---- Kernels compiled ahead of time (`mapc emit`) ----
+ *
+ * Per declared kernel an emitted object holds its routines (as cg_gemm_jit makes them, compiled with the
+ * kernel's ISA as the functions' target features), the relayout kernels of its staged operands, this
+ * descriptor, and `int PREFIX<kernel>(a, b, c, alpha, beta, threads)`, which calls mapc_aot_run(&descriptor,
+ * ...) in libmapc (the runner, runtime/gemm/aot_run.c). Every field is 64 bits wide (an integer or a
+ * pointer), so the generator lays the descriptor out exactly as a C compiler lays out this struct; abi is
+ * CG_AOT_ABI, which changes whenever the layout or a field's meaning does. */
+#define CG_AOT_ABI 1
+
+typedef struct CgAotOperand {
+    int64_t elem;           /* ElemType */
+    int64_t elems;          /* positions of the caller's buffer (the tensor's whole layout) */
+    int64_t rows, cols;     /* M x K (A), K x N (B), M x N (C) */
+    int64_t strided;        /* 1: read (and written) in place at base + i*rs + j*cs; 0: staged row-major */
+    int64_t rs, cs, base;
+    void (*stage_in)(void *dst, const void *src);   /* staged: the caller's layout -> the row-major buffer */
+    void (*stage_out)(void *dst, const void *src);  /* staged C: the row-major buffer -> the caller's layout */
+} CgAotOperand;
+
+typedef struct CgAotKernel {
+    int64_t abi;
+    const char *name;       /* the kernel's name in its program */
+    int64_t isa;            /* TargetIsa the routines were compiled for */
+    int64_t kind, mr, nv, vl, fused, a_outer, order[3], conv_a, conv_b; /* the compiled CgGemmSpec */
+    int64_t kgroup, mc, nc, kc, split;                                /* the declared tiling */
+    CgAotOperand op[3];     /* A, B, C */
+    int64_t nblocks;
+    const int64_t *blocks;  /* nblocks x (m0, n0, rows, cols): the blocks of C of the grid's units */
+    void *macro, *pack_a, *pack_b, *loop_nest; /* see cg_gemm_jit: gemm_macro, gemm_pack_a/b, gemm_blocks */
+} CgAotKernel;
 
 #endif

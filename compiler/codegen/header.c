@@ -1,4 +1,5 @@
 /* header.c — the C header that declares what `mapc emit` wrote into an object. */
+#include "algebra/algebra.h"
 #include "cg_impl.h"
 #include "mapc_version.h"
 
@@ -56,6 +57,39 @@ static void write_header(FILE *f, const Prog *prog, const char *p, const char *g
         fprintf(f, "/* copy %s as %s: dst holds %llu elements, src %llu */\n", c->name, elem_type_name(c->elem),
                 (unsigned long long)c->dst->size, (unsigned long long)c->src->size);
         fprintf(f, "void %s%s(void *dst, const void *src);\n\n", p, c->name);
+    }
+    for (int i = 0; i < prog->ntensors; i++) {
+        const TensorDecl *t = prog->tensors[i];
+        MapWhy why;
+        const Map *m = tensor_layout(&((Prog *)prog)->arena, t->mem, t->maps, why);
+        if (!m)
+            continue; /* a tensor with errors stops emit before this */
+        unsigned long long n = (unsigned long long)m->size, bytes = n * elem_type_size(t->elem);
+        fprintf(f, "/* tensor %s: %s, %s, %llu positions (every unit's, unit after unit) */\n", t->name,
+                mem_kind_tensor(t->mem), elem_type_name(t->elem), n);
+        fprintf(f, "#define %s%s_ELEMS UINT64_C(%llu)\n#define %s%s_BYTES UINT64_C(%llu)\n\n", p, t->name, n, p,
+                t->name, bytes);
+    }
+    if (prog->nkernels)
+        fprintf(f, "/* Kernels compiled ahead of time: link with libmapc (pkg-config --libs mapc). Each returns a\n"
+                   " * mapc_status (0: MAPC_OK; see <mapc/mapc.h>) and, after a failure, mapc_aot_error() says why. */\n"
+                   "const char *mapc_aot_error(void);\n\n");
+    for (int i = 0; i < prog->nkernels; i++) {
+        const KernelDecl *k = prog->kernels[i];
+        const TensorDecl *ops[3] = {k->a, k->b, k->c};
+        fprintf(f, "/* kernel %s: %s = alpha * %s * %s + beta * %s (%s x %s -> %s) with the %s routines; a, b and c\n"
+                   " * are laid out as tensors %s, %s and %s; c is read only when beta != 0; threads 0 means 1 */\n",
+                k->name, k->c->name, k->a->name, k->b->name, k->c->name, elem_type_name(k->a->elem),
+                elem_type_name(k->b->elem), elem_type_name(k->c->elem), target_isa_name(k->isa), k->a->name,
+                k->b->name, k->c->name);
+        for (int j = 0; j < 3; j++) {
+            MapWhy why;
+            const Map *m = tensor_layout(&((Prog *)prog)->arena, ops[j]->mem, ops[j]->maps, why);
+            fprintf(f, "#define %s%s_%c_BYTES UINT64_C(%llu)\n", p, k->name, "ABC"[j],
+                    m ? (unsigned long long)(m->size * elem_type_size(ops[j]->elem)) : 0ull);
+        }
+        fprintf(f, "int %s%s(const void *a, const void *b, void *c, double alpha, double beta, int threads);\n\n", p,
+                k->name);
     }
     fprintf(f, "#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
 }

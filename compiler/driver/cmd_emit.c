@@ -1,4 +1,4 @@
-/* cmd_emit.c — "mapc emit": compile a program's types and copy kernels to an object, assembly or IR file. */
+/* cmd_emit.c — "mapc emit": compile a program's types, copies and kernels to an object, assembly or IR file. */
 #include "codegen/codegen.h"
 #include "driver.h"
 
@@ -66,6 +66,10 @@ int cmd_emit(int argc, char **argv)
                 opt.cpu = v;
             else
                 opt.prefix = v;
+        } else if (strcmp(a, "--isa") == 0) {
+            if (i + 1 >= argc || !target_isa_parse(argv[i + 1], &drv_isa))
+                return drv_usage_error("--isa takes avx512, avx2 or portable%s", "");
+            i++;
         } else if (strncmp(a, "--emit=", 7) == 0) {
             if (strcmp(a + 7, "obj") == 0)
                 kind = CG_EMIT_OBJ;

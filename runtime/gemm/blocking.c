@@ -3,7 +3,6 @@
 #include "gemm_impl.h"
 
 #include <stdio.h>
-#include <string.h>
 
 /* The target table's row of an input type (gemm_check admits only these four for A and B). */
 static TargetInput input_of(GemmType t)
@@ -16,35 +15,6 @@ static TargetInput input_of(GemmType t)
     case GEMM_I32: break;
     }
     return TARGET_IN_F32;
-}
-
-/* The micro-kernel of K groups computed with op for input type t on ti: its kind, vector shape and packing
- * conversions (the micro-tile and the order are the caller's). */
-static void plan_kernel(GemmPlan *p, const TargetInfo *ti, TargetOp op, GemmType t)
-{
-    switch (op) {
-    case TARGET_OP_FMA:
-    case TARGET_OP_MULADD:
-        p->spec.kind = CG_GEMM_F32;
-        p->conv_a = p->conv_b = t == GEMM_BF16 ? CG_PACK_BF16_F32 : t == GEMM_F16 ? CG_PACK_F16_F32 : CG_PACK_F32;
-        break;
-    case TARGET_OP_DPBF16:
-        p->spec.kind = CG_GEMM_BF16DP;
-        p->conv_a = p->conv_b = CG_PACK_BF16;
-        break;
-    case TARGET_OP_VNNI:
-        p->spec.kind = CG_GEMM_I8VNNI;
-        p->conv_a = CG_PACK_I8_U8;
-        p->conv_b = CG_PACK_I8;
-        break;
-    case TARGET_OP_I32_MULADD:
-        p->spec.kind = CG_GEMM_I32;
-        p->conv_a = p->conv_b = CG_PACK_I8_I32;
-        break;
-    }
-    p->spec.vl = ti->lanes;
-    p->spec.fused = ti->fma && (p->spec.kind == CG_GEMM_F32 || p->spec.kind == CG_GEMM_BF16DP);
-    p->spec.a_outer = true; /* an A micro-panel stays in L1 while the B block streams from L2 */
 }
 
 static int round_up(int n, int m)
@@ -63,10 +33,8 @@ GemmPlan gemm_plan(TargetIsa isa, const GemmFeatures *f, GemmType t)
             grp = &gs->group[i];
     }
     GemmPlan p = {0};
-    plan_kernel(&p, ti, grp->op, t);
-    p.spec.mr = ti->default_mr;
-    p.spec.nv = ti->default_nr / ti->lanes;
-    memcpy(p.spec.order, ti->order, sizeof p.spec.order);
+    cg_gemm_spec_for(ti, grp->op, input_of(t), ti->default_mr, ti->default_nr, ti->order, &p.spec, &p.conv_a,
+                     &p.conv_b);
     p.kc = grp->kc;
     p.mc = round_up(ti->mc, p.spec.mr);
     p.nc = round_up(ti->nc, ti->default_nr);
@@ -103,10 +71,7 @@ bool gemm_plan_tiled(TargetIsa isa, const GemmFeatures *f, GemmType t, const Gem
         snprintf(err, cap, "the block-loop order is not a permutation of M, N and K");
         return false;
     }
-    plan_kernel(p, ti, grp->op, t);
-    p->spec.mr = tl->mr;
-    p->spec.nv = tl->nr / ti->lanes;
-    memcpy(p->spec.order, tl->order, sizeof p->spec.order);
+    cg_gemm_spec_for(ti, grp->op, input_of(t), tl->mr, tl->nr, tl->order, &p->spec, &p->conv_a, &p->conv_b);
     p->mc = (int)tl->mc;
     p->nc = (int)tl->nc;
     p->kc = (int)tl->kc;

@@ -199,6 +199,24 @@ static int tiled_kernels(Gemm *g, const GemmTiling *tl, GemmType t, GemmPlan *p,
     return 0;
 }
 
+int gemm_use_kernels(Gemm *g, const GemmTiling *tl, GemmType t, const CgGemmSpec *spec, CgPackConv conv_a,
+                     CgPackConv conv_b, const GemmKernels *k, char *err, size_t cap)
+{
+    GemmPlan p;
+    if (!gemm_plan_tiled(g->isa, &g->feat, t, tl, &p, err, cap))
+        return -1;
+    if (!gemm_spec_same(&p.spec, spec) || p.conv_a != conv_a || p.conv_b != conv_b) {
+        snprintf(err, cap, "its compiled routines are not the ones this mapc plans for its tiling on %s (built "
+                 "by another mapc version?)", target_isa_name(g->isa));
+        return -1;
+    }
+    pthread_mutex_lock(&g->lock);
+    g->tiled_plan = p;
+    g->tiled_k = *k;
+    pthread_mutex_unlock(&g->lock);
+    return 0;
+}
+
 /* The shared body of gemm_f32 and gemm_i8 (after the entry point's type check); tl is the caller's
  * tiling or NULL for the engine's own plan. */
 static int run(Gemm *g, const GemmTiling *tl, bool is_int, float af, float bf, int32_t ai, int32_t bi,

@@ -58,6 +58,8 @@ typedef struct GemmView {
 GemmView gemm_view(void *data, uint64_t len, uint64_t rows, uint64_t cols, int64_t rs, int64_t cs, GemmType t);
 GemmView gemm_row_major(void *data, uint64_t rows, uint64_t cols, GemmType t);
 GemmView gemm_col_major(void *data, uint64_t rows, uint64_t cols, GemmType t);
+/* The rows [r0, r0 + rows) and columns [c0, c0 + cols) of v (its strides; len what is left from there). */
+GemmView gemm_sub_view(const GemmView *v, uint64_t r0, uint64_t c0, uint64_t rows, uint64_t cols);
 
 /* Bytes per element; the name used in messages ("f32", "bf16", "f16", "i8", "i32"). */
 size_t gemm_type_size(GemmType t);
@@ -92,8 +94,9 @@ typedef struct Gemm Gemm;
 Gemm *gemm_new(const GemmOptions *opt, char *err, size_t cap);
 void gemm_free(Gemm *g);
 
-/* Frees every JIT-compiled kernel of the process-wide cache. Only when no Gemm and no kernel from the
- * cache is in use or will be used again, as at the end of a program; later calls compile afresh. */
+/* Frees every JIT-compiled kernel of the process-wide cache and the engines and buffers of kernels compiled
+ * ahead of time (gemm_aot_run). Only when no Gemm and no kernel from the cache is in use or will be used
+ * again, as at the end of a program; later calls compile (and start) afresh. */
 void gemm_release_kernels(void);
 /* The ISA the engine uses (never TARGET_ISA_HOST; target_isa_name gives "avx512", "avx2", "portable");
  * whether bf16 runs on the vdpbf16ps kernel. */

@@ -9,6 +9,13 @@ GemmView gemm_view(void *data, uint64_t len, uint64_t rows, uint64_t cols, int64
     return (GemmView){.data = data, .len = len, .rows = rows, .cols = cols, .rs = rs, .cs = cs, .type = t};
 }
 
+GemmView gemm_sub_view(const GemmView *v, uint64_t r0, uint64_t c0, uint64_t rows, uint64_t cols)
+{
+    uint64_t off = r0 * (uint64_t)v->rs + c0 * (uint64_t)v->cs;
+    return gemm_view((char *)v->data + off * gemm_type_size(v->type), v->len > off ? v->len - off : 0, rows, cols,
+                     v->rs, v->cs, v->type);
+}
+
 GemmView gemm_row_major(void *data, uint64_t rows, uint64_t cols, GemmType t)
 {
     return gemm_view(data, rows * cols, rows, cols, (int64_t)cols, 1, t);

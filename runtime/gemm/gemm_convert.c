@@ -1,5 +1,5 @@
-/* gemm_convert.c — bf16 and f16 conversions to and from f32 (round to nearest even). */
-#include "gemm.h"
+/* gemm_convert.c — element conversions: bf16 and f16 to and from f32 (round to nearest even), tensor element types to GEMM types. */
+#include "gemm_impl.h"
 
 #include <string.h>
 
@@ -65,4 +65,15 @@ uint16_t gemm_f32_to_f16(float x)
     uint32_t r = a - 0x38000000u; /* rebias 127 -> 15 */
     r += 0xfffu + ((r >> 13) & 1);
     return (uint16_t)(sign | (r >> 13));
+}
+
+GemmType gemm_type_of(ElemType e)
+{
+    switch (e) {
+    case ELEM_BF16: return GEMM_BF16;
+    case ELEM_F16: return GEMM_F16;
+    case ELEM_I8: return GEMM_I8;
+    case ELEM_I32: return GEMM_I32;
+    default: return GEMM_F32;
+    }
 }

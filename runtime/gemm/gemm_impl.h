@@ -59,6 +59,18 @@ int gemm_kernels(const CgGemmSpec *spec, CgPackConv conv_a, CgPackConv conv_b, G
 /* Whether two specs describe the same kernels. */
 bool gemm_spec_same(const CgGemmSpec *a, const CgGemmSpec *b);
 
+/* Makes k (compiled elsewhere: ahead of time for spec with the conversions) the kernels of g's calls with
+ * tiling tl on input type t, after checking that they are the ones g would compile for it. 0, or -1 with
+ * err (the tiling does not fit g's ISA or the host, or the plans differ). */
+int gemm_use_kernels(Gemm *g, const GemmTiling *tl, GemmType t, const CgGemmSpec *spec, CgPackConv conv_a,
+                     CgPackConv conv_b, const GemmKernels *k, char *err, size_t cap);
+
+/* The GEMM type of a tensor's element type. */
+GemmType gemm_type_of(ElemType e);
+
+/* Frees every kernel of the process-wide cache (what gemm_release_kernels does after the runner's states). */
+void gemm_kernels_release(void);
+
 /* ---- plans: the kernel and the blocking for a type on an ISA (blocking.c) ---- */
 
 typedef struct GemmPlan {

@@ -10,7 +10,7 @@ typedef struct KernelEntry {
     CgGemmSpec spec;
     CgPackConv conv_a, conv_b;
     char *cpu;              /* host CPU name and features the code was compiled for */
-    JitModule *jm;          /* owned; kept until gemm_release_kernels */
+    JitModule *jm;          /* owned; kept until gemm_kernels_release */
     GemmKernels k;
     struct KernelEntry *next;
 } KernelEntry;
@@ -70,7 +70,7 @@ int gemm_kernels(const CgGemmSpec *spec, CgPackConv conv_a, CgPackConv conv_b, G
     return fn ? 0 : -1;
 }
 
-void gemm_release_kernels(void)
+void gemm_kernels_release(void)
 {
     pthread_mutex_lock(&cache_lock);
     while (cache) {

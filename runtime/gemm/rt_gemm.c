@@ -1,5 +1,6 @@
 /* rt_gemm.c — a declared GEMM kernel over HBM tensors: operand access (in place or staged), the units of
  * its grid (one block of C each), the run. */
+#include "gemm_impl.h"
 #include "rt_gemm.h"
 
 #include <math.h>
@@ -32,17 +33,6 @@ static double now_seconds(void)
 
 static const GemmRole operand_roles[3][2] = {{GEMM_M, GEMM_K}, {GEMM_K, GEMM_N}, {GEMM_M, GEMM_N}};
 static const char *const operand_names[3] = {"A", "B", "C"};
-
-static GemmType gemm_type_of(ElemType e)
-{
-    switch (e) {
-    case ELEM_BF16: return GEMM_BF16;
-    case ELEM_F16: return GEMM_F16;
-    case ELEM_I8: return GEMM_I8;
-    case ELEM_I32: return GEMM_I32;
-    default: return GEMM_F32;
-    }
-}
 
 /* The row-major HBM staging tensor m![X, Y] of operand i (one chip). */
 static RtTensor *staging_tensor(RtGemm *g, int i)
@@ -86,14 +76,6 @@ static int check_operand(RtContext *rt, const KernelDecl *k, int i, const RtTens
     return 0;
 }
 
-/* The rows [r0, r0 + rows) and columns [c0, c0 + cols) of view v. */
-static GemmView sub_view(const GemmView *v, uint64_t r0, uint64_t c0, uint64_t rows, uint64_t cols)
-{
-    uint64_t off = r0 * (uint64_t)v->rs + c0 * (uint64_t)v->cs;
-    return gemm_view((char *)v->data + off * gemm_type_size(v->type), v->len > off ? v->len - off : 0, rows, cols,
-                     v->rs, v->cs, v->type);
-}
-
 /* The grid's units: the plan's blocks of C, each with its rows of A and columns of B. 0, or -1. */
 static int make_units(RtGemm *g, const KernelPlan *pl)
 {
@@ -104,9 +86,9 @@ static int make_units(RtGemm *g, const KernelPlan *pl)
         return rt_fail(g->rt, "out of memory");
     for (size_t i = 0; i < pl->nblocks; i++) {
         const KernelBlock *x = &pl->blocks[i];
-        g->units[i] = (GemmUnit){.a = sub_view(&g->view[0], x->m0, 0, x->rows, K),
-                                 .b = sub_view(&g->view[1], 0, x->n0, K, x->cols),
-                                 .c = sub_view(&g->view[2], x->m0, x->n0, x->rows, x->cols)};
+        g->units[i] = (GemmUnit){.a = gemm_sub_view(&g->view[0], x->m0, 0, x->rows, K),
+                                 .b = gemm_sub_view(&g->view[1], 0, x->n0, K, x->cols),
+                                 .c = gemm_sub_view(&g->view[2], x->m0, x->n0, x->rows, x->cols)};
     }
     g->nunits = pl->nblocks;
     return 0;

@@ -2,6 +2,7 @@
 #ifndef MAPC_RT_GEMM_H
 #define MAPC_RT_GEMM_H
 
+#include "codegen/gemm_codegen.h"
 #include "desc/desc.h"
 #include "gemm.h"
 #include "rt.h"
@@ -34,5 +35,14 @@ double rt_gemm_stage_seconds(const RtGemm *g);
 /* The units that compute (blocks of C, each once) and, in *grid_units, the positions of the kernel's grid
  * (with its idle and replicated units). */
 size_t rt_gemm_units(const RtGemm *g, uint64_t *grid_units);
+
+/* Runs the kernel of descriptor d, compiled ahead of time into an emitted object (see CgAotKernel), on the
+ * caller's buffers a, b and c laid out as the kernel's operands (C read only when beta != 0), with threads
+ * (>= 1) workers: C <- alpha*A*B + beta*C (alpha and beta already checked: finite within f32, 32-bit integers
+ * for i8). The first call per (d, threads) starts an engine (refusing an ISA the host lacks) and allocates
+ * the staging buffers, kept until gemm_release_kernels. Calls on one (d, threads) are serialized; results
+ * are bit-identical to the JIT path's for the same thread count. 0, or -1 with err. */
+int gemm_aot_run(const CgAotKernel *d, const void *a, const void *b, void *c, double alpha, double beta, int threads,
+                 char *err, size_t cap);
 
 #endif

@@ -6,10 +6,12 @@
 
 #include <mapc.h>
 
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* bf16 from f32 by rounding to nearest even (inputs here are small and finite). */
 static uint16_t to_bf16(float f)
@@ -42,6 +44,56 @@ static void layout_text(Rng *rng, const char *R, const char *C, uint64_t r, uint
     }
     default: snprintf(out, cap, "tiled![shape: [%s, %s], tile: [2, 3], outer: row_major, inner: col_major]", R, C); break;
     }
+}
+
+/* Every AOT_EVERY-th case is also emitted ahead of time by the mapc of MAPC_TEST_MAPC (if set), linked into a
+ * shared object and run there; its C must equal the JIT path's bit for bit (same threads, same plan). */
+enum { AOT_EVERY = 10 };
+
+typedef int (*AotFn)(const void *a, const void *b, void *c, double alpha, double beta, int threads);
+
+/* Emits the case's program, runs kernel k from the object on a, b and a copy of c0 (C before the JIT run),
+ * and compares the result with want (C after it). */
+static void check_aot(const char *src, uint64_t index, int threads, const void *a, const void *b, const void *c0,
+                      const void *want, size_t cbytes, double alpha, double beta)
+{
+    const char *mapc = getenv("MAPC_TEST_MAPC");
+    if (!mapc || !*mapc)
+        return;
+    char dir[] = "/tmp/mapc-aot-XXXXXX", cmd[4096], path[256];
+    if (!CHECK(mkdtemp(dir) != NULL, "case %llu: a temporary directory", (unsigned long long)index))
+        return;
+    snprintf(path, sizeof path, "%s/case.map", dir);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        fputs(src, f);
+        fclose(f);
+    }
+    snprintf(cmd, sizeof cmd, "cd %s && '%s' emit case.map -o case.o --header case.h --prefix aot_ && "
+             "cc -shared -o case.so case.o", dir, mapc);
+    bool built = CHECK(f && system(cmd) == 0, "case %llu: emit and link: %s", (unsigned long long)index, cmd);
+    snprintf(path, sizeof path, "%s/case.so", dir);
+    void *lib = built ? dlopen(path, RTLD_NOW) : NULL;
+    AotFn fn = lib ? (AotFn)(uintptr_t)dlsym(lib, "aot_k") : NULL;
+    if (CHECK(fn != NULL, "case %llu: the emitted kernel aot_k: %s", (unsigned long long)index,
+              lib ? "not found" : dlerror())) {
+        void *c = malloc(cbytes);
+        memcpy(c, c0, cbytes);
+        int s = fn(a, b, c, alpha, beta, threads);
+        if (CHECK(s == MAPC_OK, "case %llu: the emitted kernel: %s", (unsigned long long)index, mapc_aot_error()))
+            CHECK(memcmp(c, want, cbytes) == 0, "case %llu: the emitted kernel's C differs from the JIT's\n%s",
+                  (unsigned long long)index, src);
+        /* misuse is an error, never a crash */
+        CHECK(fn(a, b, NULL, alpha, beta, threads) == MAPC_ERR_ARGUMENT && strstr(mapc_aot_error(), "missing"),
+              "case %llu: a null C", (unsigned long long)index);
+        CHECK(fn(a, b, c, NAN, beta, threads) == MAPC_ERR_ARGUMENT, "case %llu: alpha nan", (unsigned long long)index);
+        free(c);
+    }
+    if (lib)
+        dlclose(lib);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "cannot remove %s\n", dir);
 }
 
 typedef enum { T_F32, T_BF16, T_I8 } CaseType;
@@ -129,6 +181,9 @@ static void kernel_case(Rng *rng, uint64_t index)
           "host writes: %s", mapc_runtime_error(rt));
     double alpha = ty == T_I8 ? (double)((int)rng_below(rng, 7) - 3) : rng_signed_unit(rng) * 2;
     double beta = rng_below(rng, 3) == 0 ? 0.0 : ty == T_I8 ? 2.0 : 0.5;
+    size_t cbytes = mapc_tensor_bytes(t[2]);
+    void *c0 = malloc(cbytes);
+    memcpy(c0, mapc_tensor_data(t[2]), cbytes);
     s = mapc_kernel_run(kern, mapc_tensor_data(t[0]), mapc_tensor_data(t[1]), mapc_tensor_data(t[2]), alpha, beta);
     CHECK(s == MAPC_OK, "case %llu: run: %s", (unsigned long long)index, mapc_kernel_error(kern));
     CHECK(mapc_view_read(rt, w[2], hc) == MAPC_OK, "read C: %s", mapc_runtime_error(rt));
@@ -150,6 +205,10 @@ static void kernel_case(Rng *rng, uint64_t index)
             }
         }
     CHECK_EQ_U64(bad, 0, "case %llu: wrong elements of C (%s)\n%s", (unsigned long long)index, in_t[ty], src);
+    if (s == MAPC_OK && index % AOT_EVERY == 0)
+        check_aot(src, index, threads, mapc_tensor_data(t[0]), mapc_tensor_data(t[1]), c0, mapc_tensor_data(t[2]),
+                  cbytes, alpha, beta);
+    free(c0);
     free(ha), free(hb), free(hc), free(h0), free(va), free(vb), free(vc);
     mapc_kernel_free(kern);
     mapc_runtime_free(rt);
