@@ -194,8 +194,9 @@ void cg_emit_kernel(Cg *cg, const KernelDecl *k);
  * NULL and jit is set (or cpu is "native"), else CG_DEFAULT_CPU. NULL with *err set (malloc'ed) on
  * failure. The caller owns the machine (LLVMDisposeTargetMachine). */
 LLVMTargetMachineRef cg_target_machine(const CgOptions *opt, bool jit, char **err);
-/* Runs the -O<n> pipeline (LLVMRunPasses "default<On>") on mod for tm; false with *err. */
-bool cg_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, char **err);
+/* Runs the -O<n> pipeline (LLVMRunPasses "default<On>") on mod for tm, or with cleanup_only (see CgOptions)
+ * the cleanup pipeline; false with *err. */
+bool cg_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, bool cleanup_only, char **err);
 /* "what: msg" in malloc'ed memory (NULL if out of memory). */
 char *cg_message(const char *what, const char *msg);
 

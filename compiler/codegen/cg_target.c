@@ -106,7 +106,11 @@ LLVMTargetMachineRef cg_target_machine(const CgOptions *opt, bool jit, char **er
     return tm;
 }
 
-bool cg_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, char **err)
+/* The cleanup pipeline: scalar replacement of the accumulator arrays, redundancy elimination, peepholes,
+ * control-flow cleanup, loop-invariant code motion. No unrolling or vectorization: the generators did it. */
+#define CLEANUP_PIPELINE "function(sroa,early-cse,instcombine,simplifycfg,loop-mssa(licm),gvn,instcombine,simplifycfg)"
+
+bool cg_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, bool cleanup_only, char **err)
 {
     char *triple = LLVMGetTargetMachineTriple(tm);
     LLVMSetTarget(mod, triple);
@@ -119,7 +123,7 @@ bool cg_optimize(LLVMModuleRef mod, LLVMTargetMachineRef tm, int opt_level, char
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions(); /* owned: disposed below */
     LLVMPassBuilderOptionsSetLoopVectorization(po, opt_level >= 2);
     LLVMPassBuilderOptionsSetSLPVectorization(po, opt_level >= 2);
-    LLVMErrorRef e = LLVMRunPasses(mod, pipeline, tm, po);
+    LLVMErrorRef e = LLVMRunPasses(mod, cleanup_only && opt_level > 0 ? CLEANUP_PIPELINE : pipeline, tm, po);
     LLVMDisposePassBuilderOptions(po);
     if (e) {
         char *m = LLVMGetErrorMessage(e); /* consumes e */

@@ -27,6 +27,9 @@ typedef struct CgOptions {
     const char *cpu;        /* NULL: the host CPU (JIT) or CG_DEFAULT_CPU (objects) */
     const char *features;   /* NULL: the host's features with a host CPU, else none */
     bool kernels;           /* also compile the declared kernels ahead of time (objects, see gemm_codegen.h) */
+    bool cleanup_only;      /* the code is generated unrolled and vectorized (GEMM routines): run only a cleanup
+                             * pipeline (SROA, CSE, instcombine, LICM, GVN) instead of -O<n>'s, which costs a
+                             * fraction of the compile time for the same machine code speed */
 } CgOptions;
 
 /* The portable default target CPU of `mapc emit` (x86-64 with SSE4.2/POPCNT, 2009 onward). */

@@ -49,7 +49,7 @@ bool cg_emit_file(const Prog *prog, const CgOptions *opt, CgEmitKind kind, const
         diag_error(d, (Loc){0}, "%s", err ? err : "cannot create a target machine");
         ok = false;
     }
-    if (ok && !cg_optimize(mod, tm, opt->opt_level, &err)) {
+    if (ok && !cg_optimize(mod, tm, opt->opt_level, false, &err)) {
         diag_error(d, (Loc){0}, "optimization failed: %s", err);
         ok = false;
     }

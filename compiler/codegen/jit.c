@@ -53,12 +53,12 @@ static LLVMMemoryBufferRef unit_object(CgUnit *u, LLVMTargetMachineRef tm, const
 {
     char *ir = LLVMPrintModuleToString(u->mod); /* owned: LLVMDisposeMessage */
     char *cpu = LLVMGetTargetMachineCPU(tm), *features = LLVMGetTargetMachineFeatureString(tm);
-    size_t tn = strlen(cpu) + strlen(features) + 16;
+    size_t tn = strlen(cpu) + strlen(features) + 24;
     char *target = malloc(tn);
     JitCacheKey key = {0};
     bool keyed = ir && target;
     if (keyed) {
-        snprintf(target, tn, "%s %s -O%d", cpu, features, opt->opt_level);
+        snprintf(target, tn, "%s %s -O%d%s", cpu, features, opt->opt_level, opt->cleanup_only ? " cleanup" : "");
         jit_cache_key(ir, strlen(ir), target, &key);
     }
     LLVMDisposeMessage(cpu);
@@ -74,7 +74,7 @@ static LLVMMemoryBufferRef unit_object(CgUnit *u, LLVMTargetMachineRef tm, const
         return b;
     }
     char *msg = NULL;
-    if (!cg_optimize(u->mod, tm, opt->opt_level, &msg)) {
+    if (!cg_optimize(u->mod, tm, opt->opt_level, opt->cleanup_only, &msg)) {
         *err = cg_message("optimization failed", msg ? msg : "unknown error");
         free(msg);
         return NULL;
