@@ -1,20 +1,20 @@
-/* api_kernel.c — the public declared-kernel API (mapc_kernel_*): a program's GEMM kernel run on the
- * caller's buffers through the runtime. */
+/* api_kernel.c — the public declared-kernel API (mapc_kernel_*): a program's GEMM kernel, JIT-compiled, run on
+ * the caller's buffers by the runner that also runs emitted kernels. */
 #include "api_impl.h"
 #include "gemm/rt_gemm.h"
 
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct mapc_kernel {
     const KernelDecl *k;
-    RtContext *rt;          /* owned */
-    RtTensor *t[3];         /* owned: A, B, C as declared */
+    GemmJitKernel *jit;     /* owned: the descriptor the runner runs */
+    int threads;
     size_t bytes[3];
-    RtGemm *g;              /* owned */
     char error[512];
 };
 
@@ -22,10 +22,7 @@ void mapc_kernel_free(mapc_kernel *k)
 {
     if (!k)
         return;
-    rt_gemm_free(k->g);
-    for (int i = 0; i < 3; i++)
-        rt_tensor_free(k->t[i]);
-    rt_free(k->rt);
+    gemm_jit_kernel_free(k->jit);
     free(k);
 }
 
@@ -56,30 +53,33 @@ static mapc_status kernel_create_body(mapc_program *p, const char *name, const m
             decl = prog->kernels[i];
     if (!decl)
         return MAPC_ERR_NOT_FOUND;
+    if (!target_host_supports(decl->isa)) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "kernel %s: the host CPU cannot run the %s kernels", name, target_isa_name(decl->isa));
+        return refuse(p, MAPC_ERR_BACKEND, msg);
+    }
     mapc_kernel *k = calloc(1, sizeof *k);
     if (!k)
         return MAPC_ERR_NOMEM;
     k->k = decl;
-    RtConfig cfg = rt_default_config();
-    cfg.threads = o.threads ? o.threads : 1;
-    if (!(k->rt = rt_new(p->prog, &cfg))) {
+    k->threads = o.threads ? o.threads : 1;
+    char err[512];
+    if (!(k->jit = gemm_jit_kernel_new(p->prog, decl, err, sizeof err))) {
         free(k);
-        return MAPC_ERR_NOMEM;
+        return refuse(p, strstr(err, "out of memory") ? MAPC_ERR_NOMEM : MAPC_ERR_BACKEND, err);
     }
-    const TensorDecl *ops[3] = {decl->a, decl->b, decl->c};
-    mapc_status s = MAPC_OK;
-    for (int i = 0; i < 3 && s == MAPC_OK; i++) {
-        k->t[i] = rt_tensor_declared(k->rt, ops[i]->name);
-        if (!k->t[i])
-            s = refuse(p, MAPC_ERR_INPUT, rt_error(k->rt));
-        else
-            k->bytes[i] = (size_t)rt_tensor_elems(k->t[i]) * elem_type_size(ops[i]->elem);
-    }
-    if (s == MAPC_OK && !(k->g = rt_gemm_new(k->rt, decl, k->t[0], k->t[1], k->t[2])))
-        s = refuse(p, strstr(rt_error(k->rt), "memory") ? MAPC_ERR_NOMEM : MAPC_ERR_BACKEND, rt_error(k->rt));
-    if (s != MAPC_OK) {
+    const CgAotKernel *d = gemm_jit_kernel_descriptor(k->jit);
+    for (int i = 0; i < 3; i++)
+        k->bytes[i] = (size_t)d->op[i].elems * elem_type_size((ElemType)d->op[i].elem);
+    /* a zero-scale product of zeros starts the runner's engine and buffers now, so the first run does not pay */
+    void *zero = calloc(1, k->bytes[0] + k->bytes[1] + k->bytes[2] + 1);
+    int r = zero ? gemm_aot_run(d, zero, (char *)zero + k->bytes[0], (char *)zero + k->bytes[0] + k->bytes[1], 0.0,
+                                0.0, k->threads, err, sizeof err)
+                 : -1;
+    free(zero);
+    if (r) {
         mapc_kernel_free(k);
-        return s;
+        return refuse(p, zero ? MAPC_ERR_BACKEND : MAPC_ERR_NOMEM, zero ? err : "out of memory");
     }
     *out = k;
     return MAPC_OK;
@@ -121,16 +121,13 @@ static mapc_status kernel_run_body(mapc_kernel *k, const void *a, const void *b,
     if (!api_scalar_ok(is_int, "alpha", alpha, k->error, sizeof k->error) ||
         !api_scalar_ok(is_int, "beta", beta, k->error, sizeof k->error))
         return MAPC_ERR_ARGUMENT;
-    /* the caller's buffers have the tensors' layouts: their bytes go in and C's come back (C goes in even
-     * when beta is 0, so that the cells of C's layout that are padding come back as the caller left them) */
-    memcpy(rt_tensor_data(k->t[0]), a, k->bytes[0]);
-    memcpy(rt_tensor_data(k->t[1]), b, k->bytes[1]);
-    memcpy(rt_tensor_data(k->t[2]), c, k->bytes[2]);
-    if (rt_gemm_run(k->g, alpha, beta)) {
-        api_set_error(k->error, sizeof k->error, "%s", rt_error(k->rt));
-        return MAPC_ERR_BACKEND;
+    /* in place on the caller's buffers: operands with strided layouts are read (C written) where they are,
+     * the others staged by the kernel's relayout kernels */
+    char err[512];
+    if (gemm_aot_run(gemm_jit_kernel_descriptor(k->jit), a, b, c, alpha, beta, k->threads, err, sizeof err)) {
+        api_set_error(k->error, sizeof k->error, "%s", err);
+        return strstr(err, "out of memory") ? MAPC_ERR_NOMEM : MAPC_ERR_BACKEND;
     }
-    memcpy(c, rt_tensor_data(k->t[2]), k->bytes[2]);
     return MAPC_OK;
 }
 

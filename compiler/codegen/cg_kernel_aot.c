@@ -1,12 +1,80 @@
-/* cg_kernel_aot.c — declared GEMM kernels compiled ahead of time into an emitted object: their routines, the
- * relayout kernels of staged operands, the descriptor the runner reads, and the exported entry point. */
+/* cg_kernel_aot.c — declared GEMM kernels described for the runner (CgAotKernel) and compiled ahead of time into
+ * an emitted object: their routines, the relayout kernels of staged operands, the descriptor, the entry point. */
 #include "algebra/algebra.h"
 #include "cg_gemm_impl.h"
 #include "desc/desc.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static TargetInput input_of(ElemType e)
+{
+    return e == ELEM_BF16 ? TARGET_IN_BF16 : e == ELEM_F16 ? TARGET_IN_F16 : e == ELEM_I8 ? TARGET_IN_I8 : TARGET_IN_F32;
+}
+
+int cg_kernel_describe(Prog *p, const KernelDecl *k, CgAotKernel *d, const Map *layout[3], const Map *staging[3],
+                       char *err, size_t cap)
+{
+    const TargetInfo *ti = target_info(k->isa);
+    const TargetGroup *grp = target_group(ti, input_of(k->a->elem), k->kgroup);
+    if (!grp) {
+        snprintf(err, cap, "kernel %s: %s has no instruction for K groups of %d", k->name, ti->label, k->kgroup);
+        return -1;
+    }
+    CgGemmSpec spec;
+    CgPackConv ca, cb;
+    cg_gemm_spec_for(ti, grp->op, input_of(k->a->elem), k->mr, k->nr, k->order, &spec, &ca, &cb);
+    *d = (CgAotKernel){.abi = CG_AOT_ABI, .isa = k->isa, .kind = spec.kind, .mr = spec.mr, .nv = spec.nv,
+                       .vl = spec.vl, .fused = spec.fused, .a_outer = spec.a_outer,
+                       .order = {spec.order[0], spec.order[1], spec.order[2]}, .conv_a = ca, .conv_b = cb,
+                       .kgroup = k->kgroup, .mc = (int64_t)k->tile[GEMM_M], .nc = (int64_t)k->tile[GEMM_N],
+                       .kc = (int64_t)k->tile[GEMM_K], .split = k->split == GEMM_N};
+    const TensorDecl *ops[3] = {k->a, k->b, k->c};
+    MapWhy why;
+    for (int i = 0; i < 3; i++)
+        if (!(layout[i] = tensor_layout(&p->arena, ops[i]->mem, ops[i]->maps, why))) {
+            snprintf(err, cap, "kernel %s: the layout of tensor %s: %s", k->name, ops[i]->name, why);
+            return -1;
+        }
+    KernelPlan pl;
+    if (kernel_plan(p, k, layout, &pl, err, cap))
+        return -1;
+    int64_t *blocks = malloc((pl.nblocks ? pl.nblocks : 1) * 4 * sizeof *blocks);
+    if (!blocks) {
+        kernel_plan_free(&pl);
+        snprintf(err, cap, "out of memory");
+        return -1;
+    }
+    for (size_t i = 0; i < pl.nblocks; i++) {
+        const KernelBlock *b = &pl.blocks[i];
+        int64_t v[4] = {(int64_t)b->m0, (int64_t)b->n0, (int64_t)b->rows, (int64_t)b->cols};
+        memcpy(blocks + 4 * i, v, sizeof v);
+    }
+    d->nblocks = (int64_t)pl.nblocks;
+    d->blocks = blocks;
+    int r = 0;
+    for (int i = 0; i < 3 && r == 0; i++) {
+        int ax, ay;
+        kernel_operand_axes(k, i, &ax, &ay);
+        staging[i] = NULL;
+        if (!pl.acc[i].strided && !(staging[i] = kernel_staging_layout(p, k, i, why)))
+            r = -1, snprintf(err, cap, "kernel %s: the staging layout of %s: %s", k->name, ops[i]->name, why);
+        d->op[i] = (CgAotOperand){.elem = ops[i]->elem, .elems = (int64_t)layout[i]->size,
+                                  .rows = (int64_t)p->axes[ax].size, .cols = (int64_t)p->axes[ay].size,
+                                  .strided = pl.acc[i].strided, .rs = pl.acc[i].rs, .cs = pl.acc[i].cs,
+                                  .base = (int64_t)pl.acc[i].base};
+    }
+    kernel_plan_free(&pl);
+    if (r) {
+        free(blocks);
+        d->blocks = NULL;
+    }
+    return r;
+}
+
+/* ---- ahead of time: the object's functions and constants ---- */
 
 /* The target features the kernel's routines are compiled with, whatever the object's CPU: the ISA's vector
  * instructions plus the dot product of the kernel kind (checked on the running host by the runner). */
@@ -24,31 +92,21 @@ static const char *isa_features(TargetIsa isa, CgGemmKind kind)
     }
 }
 
-static TargetInput input_of(ElemType e)
-{
-    return e == ELEM_BF16 ? TARGET_IN_BF16 : e == ELEM_F16 ? TARGET_IN_F16 : e == ELEM_I8 ? TARGET_IN_I8 : TARGET_IN_F32;
-}
-
-/* Makes the module's function `name` internal and gives it the features (NULL: none); false if absent. */
-static bool seal(Cg *cg, const char *name, const char *features)
+/* Makes the module's function `name` internal with the features (NULL: none); NULL if absent. */
+static LLVMValueRef seal(Cg *cg, const char *name, const char *features)
 {
     LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, name);
     if (!fn)
-        return false;
+        return NULL;
     LLVMSetLinkage(fn, LLVMInternalLinkage);
     if (features)
         LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
                                 LLVMCreateStringAttribute(cg->ctx, "target-features", 15, features,
                                                           (unsigned)strlen(features)));
-    return true;
+    return fn;
 }
 
-static LLVMValueRef ptr_to(Cg *cg, LLVMValueRef v)
-{
-    return v ? LLVMConstBitCast(v, cg->vptr) : LLVMConstNull(cg->vptr);
-}
-
-/* A private constant global holding init; its address as i8*. */
+/* A private constant global holding init. */
 static LLVMValueRef private_const(Cg *cg, const char *name, LLVMValueRef init)
 {
     LLVMValueRef g = LLVMAddGlobal(cg->mod, LLVMTypeOf(init), name);
@@ -58,22 +116,7 @@ static LLVMValueRef private_const(Cg *cg, const char *name, LLVMValueRef init)
     return g;
 }
 
-typedef struct Fields {
-    LLVMValueRef v[64];
-    int n;
-} Fields;
-
-static void add_i64(Cg *cg, Fields *f, int64_t x)
-{
-    f->v[f->n++] = LLVMConstInt(cg->i64, (unsigned long long)x, true);
-}
-
-static void add_ptr(Cg *cg, Fields *f, LLVMValueRef p)
-{
-    f->v[f->n++] = ptr_to(cg, p);
-}
-
-/* Emits the relayout kernel `sym` (prefixed by the generator) from src to dst as elem, internal. */
+/* The relayout kernel `sym` (prefixed by the generator) from src to dst as elem, internal; NULL on failure. */
 static LLVMValueRef stage_copy(Cg *cg, const KernelDecl *k, const char *sym, const Map *src, const Map *dst,
                                ElemType elem)
 {
@@ -83,8 +126,7 @@ static LLVMValueRef stage_copy(Cg *cg, const KernelDecl *k, const char *sym, con
         return NULL;
     char full[512];
     snprintf(full, sizeof full, "%s%s", cg->prefix, sym);
-    seal(cg, full, NULL);
-    return LLVMGetNamedFunction(cg->mod, full);
+    return seal(cg, full, NULL);
 }
 
 /* The failure of kernel k's generation: a diagnostic at the kernel. */
@@ -95,29 +137,35 @@ static void kernel_error(Cg *cg, const KernelDecl *k, const char *what, const ch
     cg->failed = true;
 }
 
+/* The descriptor d as an LLVM constant: its words in order, each pointer field the value given for its offset
+ * (ptrs[j] for the field at offs[j]), every other word d's integer. */
+static LLVMValueRef descriptor_const(Cg *cg, const CgAotKernel *d, const size_t *offs, LLVMValueRef *ptrs, int n)
+{
+    enum { WORDS = sizeof(CgAotKernel) / sizeof(int64_t) };
+    _Static_assert(sizeof(CgAotKernel) % sizeof(int64_t) == 0 && sizeof(void *) == sizeof(int64_t),
+                   "every field of the descriptor is one 64-bit word");
+    LLVMValueRef words[WORDS];
+    for (size_t w = 0; w < WORDS; w++) {
+        words[w] = NULL;
+        for (int j = 0; j < n; j++)
+            if (offs[j] == w * sizeof(int64_t))
+                words[w] = ptrs[j] ? LLVMConstBitCast(ptrs[j], cg->vptr) : LLVMConstNull(cg->vptr);
+        if (!words[w]) {
+            int64_t v;
+            memcpy(&v, (const char *)d + w * sizeof v, sizeof v);
+            words[w] = LLVMConstInt(cg->i64, (unsigned long long)v, true);
+        }
+    }
+    return LLVMConstStructInContext(cg->ctx, words, WORDS, false);
+}
+
 void cg_emit_kernel(Cg *cg, const KernelDecl *k)
 {
-    Prog *p = (Prog *)cg->prog; /* the plan only adds nodes to the program's arena */
-    const TargetInfo *ti = target_info(k->isa);
-    const TargetGroup *grp = target_group(ti, input_of(k->a->elem), k->kgroup);
-    if (!grp) {
-        kernel_error(cg, k, "its K group has no instruction on", ti->label);
-        return;
-    }
-    CgGemmSpec spec;
-    CgPackConv ca, cb;
-    cg_gemm_spec_for(ti, grp->op, input_of(k->a->elem), k->mr, k->nr, k->order, &spec, &ca, &cb);
-    const TensorDecl *ops[3] = {k->a, k->b, k->c};
-    const Map *layout[3];
-    MapWhy why;
-    for (int i = 0; i < 3; i++)
-        if (!(layout[i] = tensor_layout(&p->arena, ops[i]->mem, ops[i]->maps, why))) {
-            kernel_error(cg, k, "the layout of its operand", why);
-            return;
-        }
-    KernelPlan pl;
+    Prog *p = (Prog *)cg->prog; /* describing only adds nodes to the program's arena */
+    CgAotKernel d;
+    const Map *layout[3], *staging[3];
     char err[256];
-    if (kernel_plan(p, k, layout, &pl, err, sizeof err)) {
+    if (cg_kernel_describe(p, k, &d, layout, staging, err, sizeof err)) {
         kernel_error(cg, k, "its plan", err);
         return;
     }
@@ -127,91 +175,68 @@ void cg_emit_kernel(Cg *cg, const KernelDecl *k)
     snprintf(pack_a, sizeof pack_a, "%s%s.pack_a", cg->prefix, k->name);
     snprintf(pack_b, sizeof pack_b, "%s%s.pack_b", cg->prefix, k->name);
     snprintf(nest, sizeof nest, "%s%s.blocks", cg->prefix, k->name);
+    CgGemmSpec spec = {.kind = (CgGemmKind)d.kind, .mr = (int)d.mr, .nv = (int)d.nv, .vl = (int)d.vl,
+                       .fused = d.fused != 0, .a_outer = d.a_outer != 0,
+                       .order = {d.order[0], d.order[1], d.order[2]}};
     char *msg = NULL;
-    int kg = cg_gemm_kgroup(spec.kind), esize[3];
-    for (int i = 0; i < 3; i++)
-        esize[i] = (int)elem_type_size(ops[i]->elem);
-    if (!cg_gemm_macro(cg->mod, &spec, macro, false, &msg) || !cg_gemm_pack(cg->mod, ca, spec.mr, kg, pack_a, &msg) ||
-        !cg_gemm_pack(cg->mod, cb, spec.nv * spec.vl, kg, pack_b, &msg) ||
-        !cg_gemm_blocks(cg->mod, &spec, nest, macro, NULL, pack_a, pack_b, esize[0], esize[1], &msg)) {
+    int kg = cg_gemm_kgroup(spec.kind);
+    if (!cg_gemm_macro(cg->mod, &spec, macro, false, &msg) ||
+        !cg_gemm_pack(cg->mod, (CgPackConv)d.conv_a, spec.mr, kg, pack_a, &msg) ||
+        !cg_gemm_pack(cg->mod, (CgPackConv)d.conv_b, spec.nv * spec.vl, kg, pack_b, &msg) ||
+        !cg_gemm_blocks(cg->mod, &spec, nest, macro, NULL, pack_a, pack_b, (int)elem_type_size(k->a->elem),
+                        (int)elem_type_size(k->b->elem), &msg)) {
         kernel_error(cg, k, "its routines", msg);
         free(msg);
-        kernel_plan_free(&pl);
+        free((void *)d.blocks);
         return;
     }
     const char *features = isa_features(k->isa, spec.kind);
-    seal(cg, macro, features);
-    seal(cg, pack_a, features);
-    seal(cg, pack_b, features);
-    seal(cg, nest, features);
-
-    Fields f = {.n = 0};
-    add_i64(cg, &f, CG_AOT_ABI);
-    LLVMValueRef name = LLVMConstStringInContext(cg->ctx, k->name, (unsigned)strlen(k->name), false);
+    const TensorDecl *ops[3] = {k->a, k->b, k->c};
+    size_t offs[12];
+    LLVMValueRef ptrs[12];
+    int n = 0;
+    offs[n] = offsetof(CgAotKernel, name);
     snprintf(sym, sizeof sym, "%s%s.name", cg->prefix, k->name);
-    add_ptr(cg, &f, private_const(cg, sym, name));
-    add_i64(cg, &f, k->isa);
-    int64_t spec_fields[] = {spec.kind, spec.mr, spec.nv, spec.vl, spec.fused, spec.a_outer, spec.order[0],
-                             spec.order[1], spec.order[2], ca, cb, k->kgroup, (int64_t)k->tile[GEMM_M],
-                             (int64_t)k->tile[GEMM_N], (int64_t)k->tile[GEMM_K], k->split == GEMM_N};
-    for (size_t i = 0; i < sizeof spec_fields / sizeof *spec_fields; i++)
-        add_i64(cg, &f, spec_fields[i]);
+    ptrs[n++] = private_const(cg, sym, LLVMConstStringInContext(cg->ctx, k->name, (unsigned)strlen(k->name), false));
     for (int i = 0; i < 3 && !cg->failed; i++) {
-        int ax, ay;
-        kernel_operand_axes(k, i, &ax, &ay);
-        LLVMValueRef in = NULL, out = NULL;
-        if (!pl.acc[i].strided) {
-            const Map *rows = kernel_staging_layout(p, k, i, why);
-            if (!rows) {
-                kernel_error(cg, k, "the staging layout", why);
-                break;
-            }
+        offs[n] = offsetof(CgAotKernel, op) + (size_t)i * sizeof(CgAotOperand) + offsetof(CgAotOperand, stage_in);
+        offs[n + 1] = offs[n] - offsetof(CgAotOperand, stage_in) + offsetof(CgAotOperand, stage_out);
+        ptrs[n] = ptrs[n + 1] = NULL;
+        if (staging[i]) {
             snprintf(sym, sizeof sym, "%s.stage_in_%c", k->name, "abc"[i]);
-            in = stage_copy(cg, k, sym, layout[i], rows, ops[i]->elem);
+            ptrs[n] = stage_copy(cg, k, sym, layout[i], staging[i], ops[i]->elem);
             if (i == 2) {
                 snprintf(sym, sizeof sym, "%s.stage_out_c", k->name);
-                out = stage_copy(cg, k, sym, rows, layout[i], ops[i]->elem);
+                ptrs[n + 1] = stage_copy(cg, k, sym, staging[i], layout[i], ops[i]->elem);
             }
         }
-        add_i64(cg, &f, ops[i]->elem);
-        add_i64(cg, &f, (int64_t)layout[i]->size);
-        add_i64(cg, &f, (int64_t)p->axes[ax].size);
-        add_i64(cg, &f, (int64_t)p->axes[ay].size);
-        add_i64(cg, &f, pl.acc[i].strided);
-        add_i64(cg, &f, pl.acc[i].rs);
-        add_i64(cg, &f, pl.acc[i].cs);
-        add_i64(cg, &f, (int64_t)pl.acc[i].base);
-        add_ptr(cg, &f, in);
-        add_ptr(cg, &f, out);
+        n += 2;
     }
-    if (cg->failed) {
-        kernel_plan_free(&pl);
-        return;
-    }
-    size_t nb = pl.nblocks * 4;
-    LLVMValueRef *bv = malloc((nb ? nb : 1) * sizeof *bv);
-    if (!bv) {
+    size_t nb = (size_t)d.nblocks * 4;
+    LLVMValueRef *bv = cg->failed ? NULL : malloc((nb ? nb : 1) * sizeof *bv);
+    if (!cg->failed && !bv)
         kernel_error(cg, k, "out of memory", NULL);
-        kernel_plan_free(&pl);
+    if (cg->failed) {
+        free(bv);
+        free((void *)d.blocks);
         return;
     }
-    for (size_t i = 0; i < pl.nblocks; i++) {
-        const KernelBlock *b = &pl.blocks[i];
-        uint64_t v[4] = {b->m0, b->n0, b->rows, b->cols};
-        for (int j = 0; j < 4; j++)
-            bv[i * 4 + j] = LLVMConstInt(cg->i64, v[j], false);
-    }
-    add_i64(cg, &f, (int64_t)pl.nblocks);
+    for (size_t i = 0; i < nb; i++)
+        bv[i] = LLVMConstInt(cg->i64, (unsigned long long)d.blocks[i], true);
+    offs[n] = offsetof(CgAotKernel, blocks);
     snprintf(sym, sizeof sym, "%s%s.blocks_of_c", cg->prefix, k->name);
-    add_ptr(cg, &f, private_const(cg, sym, LLVMConstArray(cg->i64, bv, (unsigned)nb)));
+    ptrs[n++] = private_const(cg, sym, LLVMConstArray(cg->i64, bv, (unsigned)nb));
     free(bv);
-    kernel_plan_free(&pl);
-    add_ptr(cg, &f, LLVMGetNamedFunction(cg->mod, macro));
-    add_ptr(cg, &f, LLVMGetNamedFunction(cg->mod, pack_a));
-    add_ptr(cg, &f, LLVMGetNamedFunction(cg->mod, pack_b));
-    add_ptr(cg, &f, LLVMGetNamedFunction(cg->mod, nest));
+    free((void *)d.blocks);
+    const size_t fn_offs[4] = {offsetof(CgAotKernel, macro), offsetof(CgAotKernel, pack_a),
+                               offsetof(CgAotKernel, pack_b), offsetof(CgAotKernel, loop_nest)};
+    const char *fn_names[4] = {macro, pack_a, pack_b, nest};
+    for (int j = 0; j < 4; j++) {
+        offs[n] = fn_offs[j];
+        ptrs[n++] = seal(cg, fn_names[j], features);
+    }
     snprintf(sym, sizeof sym, "%s%s.descriptor", cg->prefix, k->name);
-    LLVMValueRef desc = private_const(cg, sym, LLVMConstStructInContext(cg->ctx, f.v, (unsigned)f.n, false));
+    LLVMValueRef desc = private_const(cg, sym, descriptor_const(cg, &d, offs, ptrs, n));
 
     /* int PREFIX<name>(const void *a, const void *b, void *c, double alpha, double beta, int threads)
      *     { return mapc_aot_run(&descriptor, a, b, c, alpha, beta, threads); } */
@@ -221,11 +246,10 @@ void cg_emit_kernel(Cg *cg, const KernelDecl *k)
     LLVMValueRef run = LLVMGetNamedFunction(cg->mod, "mapc_aot_run");
     if (!run)
         run = LLVMAddFunction(cg->mod, "mapc_aot_run", run_ty);
-    LLVMTypeRef entry_ty = LLVMFunctionType(cg->i32, run_args + 1, 6, false);
     snprintf(sym, sizeof sym, "%s%s", cg->prefix, k->name);
-    LLVMValueRef entry = LLVMAddFunction(cg->mod, sym, entry_ty);
+    LLVMValueRef entry = LLVMAddFunction(cg->mod, sym, LLVMFunctionType(cg->i32, run_args + 1, 6, false));
     LLVMPositionBuilderAtEnd(cg->b, LLVMAppendBasicBlockInContext(cg->ctx, entry, "entry"));
-    LLVMValueRef args[7] = {ptr_to(cg, desc)};
+    LLVMValueRef args[7] = {LLVMConstBitCast(desc, cg->vptr)};
     for (int i = 0; i < 6; i++)
         args[i + 1] = LLVMGetParam(entry, (unsigned)i);
     LLVMBuildRet(cg->b, LLVMBuildCall2(cg->b, run_ty, run, args, 7, ""));

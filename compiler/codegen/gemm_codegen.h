@@ -142,4 +142,12 @@ typedef struct CgAotKernel {
     void *macro, *pack_a, *pack_b, *loop_nest; /* see cg_gemm_jit: gemm_macro, gemm_pack_a/b, gemm_blocks */
 } CgAotKernel;
 
+/* The descriptor of declared kernel k of p, less its code (the name and the routines' and staging kernels'
+ * pointers are NULL): the spec it compiles to (cg_gemm_spec_for), its tiling, each operand's sizes and access,
+ * the grid's blocks (d->blocks malloc'ed: the caller frees it). layout[i] receives operand i's flat layout
+ * (the tensor's whole buffer) and staging[i] its row-major staging layout, or NULL when it is read in place.
+ * Emitted objects and the JIT path (mapc_kernel_*) both describe a kernel so. 0, or -1 with err. */
+int cg_kernel_describe(Prog *p, const KernelDecl *k, CgAotKernel *d, const Map *layout[3], const Map *staging[3],
+                       char *err, size_t cap);
+
 #endif

@@ -113,6 +113,21 @@ static AotState *state_of(const CgAotKernel *d, int threads, char *err, size_t c
     return s;
 }
 
+void gemm_aot_forget(const CgAotKernel *d)
+{
+    pthread_mutex_lock(&states_lock);
+    for (AotState **link = &states; *link;) {
+        AotState *s = *link;
+        if (s->d == d) {
+            *link = s->next;
+            state_free(s);
+        } else {
+            link = &s->next;
+        }
+    }
+    pthread_mutex_unlock(&states_lock);
+}
+
 /* The runner's engines go first: they hold kernels of the cache (their tilings' routines). */
 void gemm_release_kernels(void)
 {

@@ -45,4 +45,15 @@ size_t rt_gemm_units(const RtGemm *g, uint64_t *grid_units);
 int gemm_aot_run(const CgAotKernel *d, const void *a, const void *b, void *c, double alpha, double beta, int threads,
                  char *err, size_t cap);
 
+/* Drops the runner's states of descriptor d (its engines and buffers), before d's memory is freed. */
+void gemm_aot_forget(const CgAotKernel *d);
+
+/* Kernel k of p described for gemm_aot_run with JIT-compiled code: the GEMM routines of its spec (the
+ * process-wide cache) and the relayout kernels of its staged operands (compiled now). NULL with err. The
+ * program must outlive the result. */
+typedef struct GemmJitKernel GemmJitKernel;
+GemmJitKernel *gemm_jit_kernel_new(Prog *p, const KernelDecl *k, char *err, size_t cap);
+const CgAotKernel *gemm_jit_kernel_descriptor(const GemmJitKernel *j);
+void gemm_jit_kernel_free(GemmJitKernel *j);
+
 #endif
