@@ -14,8 +14,9 @@ Blocks by their fence language:
               the expected output, where a line `...` stands for any number of lines. The exit status
               must be 0, or the N of `<!-- exit: N -->` before the block. Other sh blocks (installing,
               building) are not run; they are counted as shown.
-  ```c        compiled with `cc -fsyntax-only -Wall -Werror` against compiler/api/mapc.h (and runtime/ for
-              its own headers); a block with no #include is wrapped in a function after `#include "mapc.h"`.
+  ```c        compiled with `cc -fsyntax-only -Wall -Wextra -Werror` against <mapc/mapc.h> (compiler/api) and
+              the document's files (an emitted header); a block with no #include is wrapped in a
+              function after `#include <mapc/mapc.h>`.
   any block   preceded by `<!-- from: PATH -->` must be an excerpt of PATH: its non-empty lines appear in
               PATH, in order (so a snippet of a sample stays the sample).
 Blocks in other languages, and text blocks that follow no sh block, are prose.
@@ -86,6 +87,8 @@ class Doc:
         for sub in ("samples", "tests"):
             os.symlink(os.path.join(src, sub), os.path.join(self.dir, sub))
         os.makedirs(os.path.join(self.dir, "build"))
+        os.makedirs(os.path.join(self.dir, "include"))   # <mapc/mapc.h> as installed
+        os.symlink(os.path.join(src, "compiler", "api"), os.path.join(self.dir, "include", "mapc"))
         os.symlink(os.path.join(build, "mapc"), os.path.join(self.dir, "build", "mapc"))
         self.env = dict(os.environ, PATH=os.path.join(self.dir, "build") + os.pathsep + os.environ["PATH"])
         self.count = 0
@@ -138,13 +141,12 @@ def check_sh(doc, cmds, expected, notes):
 def check_c(doc, src, build, body):
     text = "\n".join(body)
     if "#include" not in text:
-        text = ('#include "mapc.h"\n#include <stdint.h>\n#include <string.h>\n'
+        text = ('#include <mapc/mapc.h>\n#include <stdint.h>\n#include <string.h>\n'
                 "void doc_snippet(const char *text);\nvoid doc_snippet(const char *text)\n{\n" + text + "\n}\n")
     path = doc.write("block%d.c" % doc.count, text.splitlines())
     doc.count += 1
-    incs = ["compiler/api", "compiler", "runtime", "runtime/gemm"]
-    args = [os.environ.get("CC", "cc"), "-std=c11", "-fsyntax-only", "-Wall", "-Werror", "-Wno-unused",
-            "-D_GNU_SOURCE", "-I" + build] + ["-I" + os.path.join(src, i) for i in incs] + [path]
+    args = [os.environ.get("CC", "cc"), "-std=c11", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-Wno-unused",
+            "-I" + os.path.join(doc.dir, "include"), "-I" + build, path]
     p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     return None if p.returncode == 0 else "cc -fsyntax-only fails:\n" + p.stdout.decode(errors="replace")
 
