@@ -1,4 +1,4 @@
-/* desc.h — tiled and strided layout descriptors (SPEC §7): their syntax, validation, conversion to
+/* desc.h — tiled and strided layout descriptors (docs/language.md §7): their syntax, validation, conversion to
  * mapping expressions, direct element offsets, and recognition of a mapping as a descriptor. */
 #ifndef MAPC_DESC_H
 #define MAPC_DESC_H
