@@ -17,12 +17,9 @@ import shutil
 import subprocess
 import sys
 
+from tally import check, finish
+
 mapc, man_page, completion, src = sys.argv[1:5]
-results = []   # (held, what was checked)
-
-
-def check(ok, what):
-    results.append((bool(ok), what))
 
 
 def help_text(*args):
@@ -98,9 +95,4 @@ check(complete("where", "tests/golden/tensor/where-spec.map", "D") == {"Dm"}, "w
 check({"RowMajor", "Shuffled"} <= complete("equiv", "samples/layouts.map", "Blocked", ""), "equiv completes a second type")
 check("samples/layouts.map" in complete("eval", "samples/lay"), "eval completes a .map file")
 
-for held, what in results:
-    if not held:
-        print("FAIL " + what)
-failed = sum(1 for held, _ in results if not held)
-print("%d passed, %d failed" % (len(results) - failed, failed))
-sys.exit(1 if failed else 0)
+finish()
