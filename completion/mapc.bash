@@ -26,7 +26,7 @@ _mapc()
         check) opts="--isa --help" ;;
         eval) opts="-e --help" ;;
         table) opts="--max-cells --help" ;;
-        emit) opts="-o --header --emit=obj --emit=asm --emit=llvm -O0 -O1 -O2 -O3 --cpu --prefix --help" ;;
+        emit) opts="-o --header --emit=obj --emit=asm --emit=llvm -O0 -O1 -O2 -O3 --cpu --prefix --isa --help" ;;
         run) opts="--m --n --k --threads --reps --seed --alpha --beta --check --isa --help" ;;
         equiv|norm|lower|describe|where) opts="--help" ;;
     esac
