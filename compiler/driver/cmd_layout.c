@@ -40,7 +40,7 @@ static const char *definition(const Prog *p, const char *name, size_t *len)
     const char *t = n->loc.src->text, *end = t + n->loc.src->len;
     for (uint32_t line = 1; line < n->loc.line && t < end; t++)
         line += *t == '\n';
-    t += n->loc.col - 1;
+    t = (size_t)(end - t) >= n->loc.col - 1 ? t + n->loc.col - 1 : end;
     const char *semi = memchr(t, ';', (size_t)(end - t));
     *len = (size_t)((semi ? semi : end) - t);
     return t;
