@@ -28,11 +28,11 @@
 %token KW_AXES KW_M KW_I KW_CONST KW_TYPE KW_ASSERT KW_PAD KW_OOB KW_OVERFLOW IDENT NUM
        LBRACK RBRACK LPAREN RPAREN LBRACE RBRACE COMMA SEMI COLON EQEQ NE EQ SLASH PERCENT
        HASH STAR BANG EXPR_START KW_COPY KW_AS ARROW.
-/* Tensor declarations (SPEC §5). */
+/* Tensor declarations (docs/language.md §5). */
 %token KW_TENSOR LT GT.
-/* Layout descriptors (SPEC §7): tiled![...], strided![...], hexadecimal layout tags. */
+/* Layout descriptors (docs/language.md §7): tiled![...], strided![...], hexadecimal layout tags. */
 %token KW_TILED KW_STRIDED HEX.
-/* GEMM kernels (SPEC §6). */
+/* GEMM kernels (docs/language.md §6). */
 %token KW_KERNEL.
 /* A lone index literal (prog_parse_index). */
 %token INDEX_START.
@@ -75,7 +75,7 @@ stmt ::= KW_ASSERT(A) mapref(X) NE mapref(Y) SEMI. { sema_assert_equiv(ps, A.loc
 /* A relayout kernel: every live cell of DST receives the SRC element with the same index. */
 stmt ::= KW_COPY(C) IDENT(N) COLON mapref(S) ARROW mapref(D) KW_AS IDENT(T) SEMI. { sema_copy(ps, C.loc, N, S, D, T); }
 
-/* A tensor in a memory: "tensor H: HbmTensor<bf16, m![1], m![A, B]>;" (SPEC §5). */
+/* A tensor in a memory: "tensor H: HbmTensor<bf16, m![1], m![A, B]>;" (docs/language.md §5). */
 %type tmaps {MapList *}
 stmt ::= KW_TENSOR(K) IDENT(N) COLON IDENT(T) LT IDENT(E) COMMA tmaps(L) GT SEMI. { sema_tensor(ps, K.loc, N, NULL, T, E, L); }
 /* With its axes named, "tensor A[I, K]: DmTensor<...>;": digits of other axes replicate it. */

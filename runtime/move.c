@@ -288,7 +288,7 @@ int rt_to_host(RtContext *rt, const RtView *src, void *host)
     size_t es = elem_type_size(t->elem);
     const unsigned char *base = (const unsigned char *)t->data + src->pos_offset * es;
     rt->stats.host_moves++;
-    if (whole_view(src)) { /* every index is held (SPEC §5): the kernel reads one replica of each */
+    if (whole_view(src)) { /* every index is held (docs/language.md §5): the kernel reads one replica of each */
         int r = jit_move(rt, h, false, s, t->elem, host, base);
         if (r <= 0)
             return r;

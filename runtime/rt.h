@@ -1,5 +1,5 @@
 /* rt.h — the mapc runtime: host, HBM and DM tensors laid out by mapping expressions, tile views, DMA
- * between layouts, and a thread pool that spreads moves over slices (SPEC §5). */
+ * between layouts, and a thread pool that spreads moves over slices (docs/language.md §5). */
 #ifndef MAPC_RT_H
 #define MAPC_RT_H
 
@@ -13,11 +13,11 @@
 /* ---- Context ---- */
 
 typedef struct RtConfig {
-    TensorLimits limits;        /* capacities (SPEC §5); tensor_default_limits() */
+    TensorLimits limits;        /* capacities (docs/language.md §5); tensor_default_limits() */
     int threads;                /* worker threads; 0: one per core */
 } RtConfig;
 
-/* The defaults of SPEC §5. */
+/* The defaults of docs/language.md §5. */
 RtConfig rt_default_config(void);
 
 typedef struct RtContext RtContext;
@@ -46,7 +46,7 @@ typedef struct RtTensor RtTensor;
  * element position p the cell of the layout at ((c*|Cluster| + l)*|Slice| + s)*|Element| + p, so the
  * partial indices of the mappings add and an axis may be split across them. The tensor's axes are the
  * axes its layout uses; rt_tensor_new_axes names them instead (axes: naxes flags), and digits of other
- * axes then replicate it. The rules of SPEC §5 are checked under the context's limits (tensor_check:
+ * axes then replicate it. The rules of docs/language.md §5 are checked under the context's limits (tensor_check:
  * capacities, no overlap, every index held). Each unit has a buffer of |Element| elements; they are
  * consecutive in one 64-byte aligned, zero-filled allocation. NULL with rt_error set. */
 RtTensor *rt_tensor_new(RtContext *rt, MemKind mem, ElemType elem, const Map *const *maps, int nmaps);
@@ -88,7 +88,7 @@ typedef struct RtView {
 /* The whole tensor as a view. */
 RtView rt_view(RtTensor *t, bool writable);
 
-/* tile(view, I, LEN, start) of SPEC §5: LEN consecutive values of the digit I (a digit of the view's
+/* tile(view, I, LEN, start) of docs/language.md §5: LEN consecutive values of the digit I (a digit of the view's
  * mapping, split out first if needed) from coordinate start. The tile's mapping replaces I by
  * I = LEN # |I| (read views: outside cells read as pad(top)) or I = LEN #{!} |I| (write views: a
  * write never escapes). If expect is not NULL it must be equivalent to that mapping. Errors (I not a
@@ -97,7 +97,7 @@ RtView rt_view(RtTensor *t, bool writable);
 int rt_tile(RtContext *rt, const RtView *v, const Map *index, uint64_t len, uint64_t start, const Map *expect,
             RtView *out);
 
-/* chip_tile, cluster_tile and slice_tile of SPEC §5: rt_tile applied to the view's Chip (dim 0),
+/* chip_tile, cluster_tile and slice_tile of docs/language.md §5: rt_tile applied to the view's Chip (dim 0),
  * Cluster (1) or Slice (2) mapping only (a DM tensor has all three, an HBM tensor only Chip): the units
  * holding LEN values of the digit index from start, as a view. expect, if given, must be equivalent to
  * the tiled unit mapping. Errors as rt_tile's, and a digit that is not in that mapping. */

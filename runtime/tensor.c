@@ -1,4 +1,4 @@
-/* tensor.c — tensors: creation under the rules and capacities of SPEC §5, unit buffers, the logical axes
+/* tensor.c — tensors: creation under the rules and capacities of docs/language.md §5, unit buffers, the logical axes
  * and layout (replication projected away), whole-tensor views. */
 #include "algebra/algebra.h"
 #include "rt_impl.h"

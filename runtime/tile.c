@@ -1,4 +1,4 @@
-/* tile.c — tile views (SPEC §5): LEN consecutive values of a digit of a view's mapping, as a new view. */
+/* tile.c — tile views (docs/language.md §5): LEN consecutive values of a digit of a view's mapping, as a new view. */
 #include "algebra/algebra.h"
 #include "rt_impl.h"
 

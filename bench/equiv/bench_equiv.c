@@ -2,7 +2,7 @@
  * generated pairs, by size, side by side with exhaustive interpretation where that is feasible.
  *
  * Usage: bench-equiv [PAIRS_PER_ROW]   (default 400)
- * Pairs: a generated mapping E with a rewrite through SPEC §4 identities (equivalent) and with
+ * Pairs: a generated mapping E with a rewrite through docs/language.md §4 identities (equivalent) and with
  * a mutant (usually not), as in tests/equiv. Large rows put E between large parts over extra
  * axes (2^32..2^60 positions). Times are CPU times of this process. */
 #include "algebra/algebra.h"

@@ -1,4 +1,4 @@
-/* algebra.h — the algebra layer: the normal form and the equivalence decision (SPEC §4), and what is
+/* algebra.h — the algebra layer: the normal form and the equivalence decision (docs/language.md §4), and what is
  * decided with them: coverage of one mapping by another, the rules of tensors, GEMM panel layouts. */
 #ifndef MAPC_ALGEBRA_H
 #define MAPC_ALGEBRA_H
@@ -57,7 +57,7 @@ void eqv_set_budget(Eqv *q, unsigned long max_ops, int max_items);
  * exercise the symbolic procedure alone. */
 void eqv_set_fast_paths(Eqv *q, bool use_norm, int probe_positions);
 
-/* Decides e1 ≡ e2 (SPEC §4) into r: EQV_EQUIVALENT, EQV_SIZES_DIFFER, EQV_CELLS_DIFFER with the
+/* Decides e1 ≡ e2 (docs/language.md §4) into r: EQV_EQUIVALENT, EQV_SIZES_DIFFER, EQV_CELLS_DIFFER with the
  * smallest differing position and both cells (r->c1.coord, r->c2.coord must hold naxes
  * entries), or EQV_UNKNOWN when the budget is exceeded (reason in eqv_error). Never wrong. */
 void eqv_decide(Eqv *q, const Map *e1, const Map *e2, EqvResult *r);
@@ -103,7 +103,7 @@ bool cover_proved(const Prog *p, const Map *src, const Map *dst);
  * to the base's size. false means "not proved". */
 bool cover_no_overflow(const Prog *p, const Map *m);
 
-/* ---- Tensor rules (tensor_rules.c, SPEC §5) ---- */
+/* ---- Tensor rules (tensor_rules.c, docs/language.md §5) ---- */
 
 /* Capacities: the hardware a tensor may span. A tensor may occupy fewer units than these. */
 typedef struct TensorLimits {
@@ -127,7 +127,7 @@ TensorUnits tensor_units(MemKind mem, const Map *const *maps);
  * Element alone when there is one unit). NULL with why when the size overflows. */
 const Map *tensor_layout(Arena *a, MemKind mem, const Map *const *maps, MapWhy why);
 
-/* Checks a tensor's mappings (all non-NULL) against SPEC §5, in this order: the capacities of lim; no
+/* Checks a tensor's mappings (all non-NULL) against docs/language.md §5, in this order: the capacities of lim; no
  * overlap (no position of the layout is overflow: the first one is named as a unit and element, with
  * what each mapping contributes there); whole (the tensor holds every index of its axes: the smallest
  * index held nowhere is named). Its axes are the marked ones of axes[naxes], or (axes NULL) every axis

@@ -1,5 +1,5 @@
 /* eqv_build.c — the cell function of a mapping as piecewise quasi-affine functions of the
- * position, built with isl from SPEC §3 (structural evaluation, then finalization as case splits). */
+ * position, built with isl from docs/language.md §3 (structural evaluation, then finalization as case splits). */
 #include "eqv_impl.h"
 
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 /*
- * The encoding follows SPEC §3 literally, as a function of the position p:
+ * The encoding follows docs/language.md §3 literally, as a function of the position p:
  *  - structural evaluation walks the tree once with a quasi-affine position expression x(p)
  *    (pairs split x into floor(x/|R|) and x mod |R|) and a presence set (the positions where
  *    the sub-tree is reached: paddings split it by x < |L|). It yields a static list of items,
@@ -82,7 +82,7 @@ static void push(Items *it, Item x, int max_items)
     it->v[it->n++] = x;
 }
 
-/* ev(E, x) of SPEC §3 for every p of pres at once: appends the items met, each with its value
+/* ev(E, x) of docs/language.md §3 for every p of pres at once: appends the items met, each with its value
  * and presence. Takes x and pres. Empty presences are pruned. */
 static void walk(Eqv *q, const Map *e, isl_aff *x, isl_set *pres, int id, Items *it)
 {
@@ -149,7 +149,7 @@ static void items_free(Items *it)
 }
 
 
-/* Same base (SPEC §3 step 1): 1, 0, or -1 when unknown. */
+/* Same base (docs/language.md §3 step 1): 1, 0, or -1 when unknown. */
 static int same_base(Eqv *q, const Map *x, const Map *y)
 {
     if (x == y)
@@ -241,7 +241,7 @@ static isl_pw_aff *sum_terms(Eqv *q, const Items *it, const int *idx, int k, boo
     return isl_pw_aff_coalesce(sum);
 }
 
-/* The cell function of e (SPEC §3 finalization as case splits), or a Fn with NULL parts on
+/* The cell function of e (docs/language.md §3 finalization as case splits), or a Fn with NULL parts on
  * budget or isl failure (q->error says which). */
 Fn eqv_build(Eqv *q, const Map *e)
 {

@@ -1,11 +1,11 @@
-/* norm.c — the normal form of a mapping: sound rewrites of SPEC §3–4 applied to a fixpoint. */
+/* norm.c — the normal form of a mapping: sound rewrites of docs/language.md §3–4 applied to a fixpoint. */
 #include "algebra.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /*
- * Every rewrite below keeps the items of SPEC §3 (or changes them only in ways finalization
+ * Every rewrite below keeps the items of docs/language.md §3 (or changes them only in ways finalization
  * cannot see), so it holds at any place in a larger mapping, not only at the root:
  *  - pairs are right-nested lists; broadcasts 1 are dropped, adjacent broadcasts multiply
  *    (neither produces items);
@@ -23,7 +23,7 @@
  *    but only when no other term of the scope (the mapping outside composite bases, or one
  *    composite base's inside) shares any of the three (stride, count) groups with that base —
  *    so overshoots are unchanged (a composite is conservatively counted as the same base as
- *    every base of its size, symbols included: equivalent bases are one base, SPEC §3);
+ *    every base of its size, symbols included: equivalent bases are one base, docs/language.md §3);
  *  - digits that contribute nothing become broadcasts: count 1 on a composite base without
  *    padding, count 1 right beside another term of its base, a lone digit of a broadcast base
  *    (no other base of its size in the scope), and `E = 1` for E without padding (position 0:
@@ -325,7 +325,7 @@ static void count_terms(const Map *e, Groups *g)
 
 /* Terms of the scope that may share the group (base, s, m): the same axis for a symbol, and
  * every base of the same size when either side is a composite (a composite equivalent to a
- * symbol or to another composite is the same base, SPEC §3). */
+ * symbol or to another composite is the same base, docs/language.md §3). */
 static int groups_get(Groups *g, const Map *base, uint64_t s, uint64_t m)
 {
     int axis = base->kind == MAP_SYM ? base->axis : -1, n = 0;

@@ -1,4 +1,4 @@
-/* tensor_rules.c — the static rules of tensors in memories (SPEC §5), decided by the layout queries for any
+/* tensor_rules.c — the static rules of tensors in memories (docs/language.md §5), decided by the layout queries for any
  * size: capacities, no overlap (no overflow cell), whole (every index held); the layout and its unit shape. */
 #include "algebra.h"
 

@@ -36,7 +36,7 @@ typedef enum mapc_status {
     MAPC_ERR_BACKEND = 7,   /* LLVM failed (a diagnostic says why) */
 } mapc_status;
 
-/* Cell kinds (SPEC §1); the numbering is the ABI of every generated function. Headers written
+/* Cell kinds (docs/language.md §1); the numbering is the ABI of every generated function. Headers written
  * by `mapc emit --header` define the same enum under the same guard. */
 #ifndef MAPC_CELL_KINDS_DEFINED
 #define MAPC_CELL_KINDS_DEFINED
@@ -98,7 +98,7 @@ mapc_status mapc_type_size(mapc_program *p, const char *name, uint64_t *size);
  * *kind receives its kind, coords[0..axis_count) its coordinates (0 unless live). */
 mapc_status mapc_eval(mapc_program *p, const char *name, uint64_t pos, int *kind, int64_t *coords);
 
-/* Equivalence (SPEC §4) of two mappings (types or inline "m![...]"; inline mutates).
+/* Equivalence (docs/language.md §4) of two mappings (types or inline "m![...]"; inline mutates).
  * *equivalent receives 1 or 0; when 0 and the sizes agree, *pos the smallest position where the
  * cells differ (may be NULL). MAPC_ERR_UNDECIDED if the decision exceeded its budget. */
 mapc_status mapc_equiv(mapc_program *p, const char *name1, const char *name2, int *equivalent, uint64_t *pos);

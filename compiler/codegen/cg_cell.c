@@ -1,4 +1,4 @@
-/* cg_cell.c — IR helpers, SPEC §3 finalization in IR, and the cell function of a mapping. */
+/* cg_cell.c — IR helpers, docs/language.md §3 finalization in IR, and the cell function of a mapping. */
 #include "cg_impl.h"
 
 #include <stdio.h>
@@ -56,7 +56,7 @@ static LLVMValueRef or1(Cg *cg, LLVMValueRef a, LLVMValueRef b)
     return a ? LLVMBuildOr(cg->b, a, b, "") : b;
 }
 
-/* Finalization, SPEC §3 steps 1–4, as the interpreter does it. Places are pre-order slots: a
+/* Finalization, docs/language.md §3 steps 1–4, as the interpreter does it. Places are pre-order slots: a
  * padding item's is static; a composite's is its class's first term with a non-zero value (a
  * term absent at this position is masked to 0, so it never counts). */
 LLVMValueRef cg_finalize(Cg *cg, const CgPlan *pl, LLVMValueRef *vals, LLVMValueRef *present, LLVMValueRef *taken,
@@ -164,7 +164,7 @@ typedef struct Walk {
     LLVMValueRef *vals, *present, *taken;
 } Walk;
 
-/* ev(E, p) of SPEC §3 as IR, in the plan's pre-order; inside is the i1 "no enclosing padding
+/* ev(E, p) of docs/language.md §3 as IR, in the plan's pre-order; inside is the i1 "no enclosing padding
  * taken" (NULL: true). Values under a taken padding are masked by present[]. */
 static void walk(Walk *w, const Map *m, LLVMValueRef p, LLVMValueRef inside)
 {

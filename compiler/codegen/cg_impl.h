@@ -11,7 +11,7 @@
 #include <llvm-c/TargetMachine.h>
 
 
-/* One term of the structural evaluation (SPEC §3), in major-to-minor (pre-order) position. */
+/* One term of the structural evaluation (docs/language.md §3), in major-to-minor (pre-order) position. */
 typedef struct CgTerm {
     const Map *node;        /* the symbol or the top of a / % chain */
     const Map *base;        /* its base: a MAP_SYM, or a composite */
@@ -141,7 +141,7 @@ LLVMValueRef cg_cell_fn(Cg *cg, const Map *m);
 /* The internal offset function of m: i64 (i64 *coords). */
 LLVMValueRef cg_offset_fn(Cg *cg, const Map *m);
 
-/* Finalization (SPEC §3) over a plan's terms: vals[t] the value of term t, present[t] an i1
+/* Finalization (docs/language.md §3) over a plan's terms: vals[t] the value of term t, present[t] an i1
  * or NULL (always present), taken[k] an i1 or NULL (never taken). Emits the cell kind (i32)
  * and fills sub[naxes] with the coordinates (0 unless live). Needs a function being built. */
 LLVMValueRef cg_finalize(Cg *cg, const CgPlan *pl, LLVMValueRef *vals, LLVMValueRef *present, LLVMValueRef *taken,

@@ -29,7 +29,7 @@ typedef struct Builder {
     bool too_big;
 } Builder;
 
-/* Pre-order walk in the order of ev() (SPEC §3): a padding's slot precedes its operand's terms. */
+/* Pre-order walk in the order of ev() (docs/language.md §3): a padding's slot precedes its operand's terms. */
 static void collect(Builder *b, const Map *m, uint64_t w, int pad)
 {
     if (b->too_big)

@@ -10,7 +10,7 @@
 
 /*
  * What is generated, per `type E` (symbols prefixed by CgOptions.prefix):
- *   int     E_cell(uint64_t pos, int64_t *coords)   SPEC §3 cell kind (0..5); coords[naxes] written,
+ *   int     E_cell(uint64_t pos, int64_t *coords)   docs/language.md §3 cell kind (0..5); coords[naxes] written,
  *                                                    all 0 unless the cell is live
  *   int64_t E_offset(const int64_t *coords)          smallest live position with exactly these
  *                                                    coordinates, or -1

@@ -94,7 +94,7 @@ typedef struct Copy {
     const Map *units;
 } Copy;
 
-/* Memories of SPEC §5 (their rules are in algebra/tensor_rules.c). */
+/* Memories of docs/language.md §5 (their rules are in algebra/tensor_rules.c). */
 typedef struct Prog Prog;
 typedef enum { MEM_HOST, MEM_HBM, MEM_DM } MemKind;
 
@@ -104,7 +104,7 @@ int mem_kind_maps(MemKind mem);
 const char *mem_kind_dim(MemKind mem, int i);
 
 /* A tensor declaration "tensor NAME: HbmTensor<bf16, CHIP, ELEMENT>;", or with its axes named,
- * "tensor NAME[A, B]: ...;" (digits of other axes in its layout then replicate it, SPEC §5). */
+ * "tensor NAME[A, B]: ...;" (digits of other axes in its layout then replicate it, docs/language.md §5). */
 typedef struct TensorDecl {
     const char *name;
     MemKind mem;
@@ -116,7 +116,7 @@ typedef struct TensorDecl {
     Loc loc;
 } TensorDecl;
 
-/* A GEMM kernel declaration (SPEC §6; checked by sema_kernel):
+/* A GEMM kernel declaration (docs/language.md §6; checked by sema_kernel):
  *
  *   kernel NAME: C[M, N] = A[M, K] * B[K, N] {
  *       tile M = 96, N = 384, K = 256;     -- required: block sizes along the three axes
@@ -149,7 +149,7 @@ typedef struct KernelDecl {
     int mr, nr, kgroup;             /* the panel geometry recognized from pack_a and pack_b */
     GemmRole order[3];              /* block loops, outermost first (default N, K, M) */
     GemmRole split;                 /* the axis a split clause (or the default) spreads over slices */
-    /* The spread of the work (SPEC §6): mappings over the top digits of M and N whose positions are the
+    /* The spread of the work (docs/language.md §6): mappings over the top digits of M and N whose positions are the
      * units computing C — grid[0] its chips, grid[1] the clusters of a chip, grid[2] the slices of a
      * cluster (m![1]: one). Unit (c, l, s) computes the block of C whose origin is the cell of the
      * grid layout m![{grid[0]}, {grid[1]}, {grid[2]}] at ((c*|grid[1]| + l)*|grid[2]| + s), block[0] rows
@@ -190,7 +190,7 @@ typedef struct AxisOverride {
     const struct AxisOverride *next;    /* newest first */
 } AxisOverride;
 
-/* Checked construction of single nodes (build.c): each applies its static rule of SPEC §2 and the
+/* Checked construction of single nodes (build.c): each applies its static rule of docs/language.md §2 and the
  * nesting limit to operands that are already checked; on a violation it returns NULL and writes a
  * message naming the numbers ("stride 3 does not divide size 8") into why. Nodes live in the arena. */
 #define MAP_WHY_SIZE 160
@@ -201,7 +201,7 @@ const Map *map_make_pair(Arena *a, const Map *l, const Map *r, Loc loc, MapWhy w
 /* kind is MAP_STRIDE, MAP_MOD, MAP_RESIZE or MAP_PAD (pad names the padding kind). */
 const Map *map_make_op(Arena *a, MapKind kind, PadKind pad, const Map *l, uint64_t n, Loc loc, MapWhy why);
 
-/* The digit a chain of / and % denotes (SPEC §3 root): returns its base (a symbol, or a mapping
+/* The digit a chain of / and % denotes (docs/language.md §3 root): returns its base (a symbol, or a mapping
  * whose top operator is neither / nor %) and stores its stride; a non-chain is its own base, stride 1. */
 const Map *map_digit_root(const Map *e, uint64_t *stride);
 

@@ -1,4 +1,4 @@
-/* build.c — constructing mapping nodes under the static rules of SPEC §2, in one place for the parser's
+/* build.c — constructing mapping nodes under the static rules of docs/language.md §2, in one place for the parser's
  * actions and for code that builds mappings itself (tile views, layout descriptors). */
 #include "ast.h"
 

@@ -1,4 +1,4 @@
-/* desc.h — tiled and strided layout descriptors (SPEC §7): their syntax, validation, conversion to
+/* desc.h — tiled and strided layout descriptors (docs/language.md §7): their syntax, validation, conversion to
  * mapping expressions, direct element offsets, and recognition of a mapping as a descriptor. */
 #ifndef MAPC_DESC_H
 #define MAPC_DESC_H
@@ -129,6 +129,14 @@ size_t desc_format(const Prog *p, const Desc *d, char *buf, size_t size);
  * Not recognized although tiled: levels of pure padding (a nested tile larger than its parent's
  * on some axis), padded axes of extent 1, and mappings over MAPC_EXHAUSTIVE_BUDGET positions. */
 const Desc *desc_recognize(Prog *p, const Map *m, const char **note, const char **why);
+
+/* d (a descriptor of m, as desc_recognize returns) with its shape listed in the order of axes[0..n):
+ * extents, strides and tile extents move with their axes; row- and column-major orders swap when the
+ * order is reversed and become explicit strides under any other permutation. The result (in p's
+ * arena) is verified equivalent to m, and *note is updated for a strided view ("row-major",
+ * "column-major" or NULL). Returns d itself (and leaves *note) when it already has that order, when
+ * axes is not a permutation of d's axes, or when the reordered descriptor would not verify. */
+const Desc *desc_reorder(Prog *p, const Map *m, const Desc *d, const int *axes, int n, const char **note);
 
 /* ---- Declared GEMM kernels: operand access and the grid's blocks (kernel_plan.c) ---- */
 

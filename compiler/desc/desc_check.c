@@ -1,4 +1,4 @@
-/* desc_check.c — validation of descriptor fields into checked descriptors (SPEC §7), one positioned
+/* desc_check.c — validation of descriptor fields into checked descriptors (docs/language.md §7), one positioned
  * error per violated rule. */
 #include "desc.h"
 

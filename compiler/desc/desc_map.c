@@ -196,7 +196,7 @@ typedef struct Digits {
 /* Digits of an axis of extent 1: its only coordinate is 0, so a position is live only where
  * every digit is 0, and each digit is the padding 1 # count on its own. (A composite base
  * would do as well, but two such bases of two extent-1 axes can be equivalent, hence one base
- * under SPEC §3, and their digits would add up.) */
+ * under docs/language.md §3, and their digits would add up.) */
 static void unit_axis_digits(Build *b, int i, Digits *D)
 {
     uint64_t cur = 1;

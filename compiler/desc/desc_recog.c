@@ -582,6 +582,23 @@ static const Desc *tiled(Rec *r, const char **why)
     return found;
 }
 
+/* "row-major" or "column-major" when the strided view s is one (axes of extent 1 never matter), else NULL. */
+static const char *strided_note(const Desc *s)
+{
+    bool row = true, col = true;
+    uint64_t w = 1;
+    for (int i = s->rank - 1; i >= 0; i--) {
+        row &= s->extent[i] == 1 || s->strides[i] == w;
+        w *= s->extent[i];
+    }
+    w = 1;
+    for (int i = 0; i < s->rank; i++) {
+        col &= s->extent[i] == 1 || s->strides[i] == w;
+        w *= s->extent[i];
+    }
+    return row ? "row-major" : col ? "column-major" : NULL;
+}
+
 /* The strided view whose strides are the positions of the unit indices, if it is m; *note
  * says whether it is row- or column-major. */
 static const Desc *strided(Rec *r, const char **note)
@@ -598,18 +615,7 @@ static const Desc *strided(Rec *r, const char **note)
     memcpy(s->strides, unit, (size_t)r->rank * sizeof *s->strides);
     if (!verify(r, s))
         return NULL;
-    bool row = true, col = true;
-    uint64_t w = 1;
-    for (int i = r->rank - 1; i >= 0; i--) {
-        row &= r->extent[i] == 1 || unit[i] == w;
-        w *= r->extent[i];
-    }
-    w = 1;
-    for (int i = 0; i < r->rank; i++) {
-        col &= r->extent[i] == 1 || unit[i] == w;
-        w *= r->extent[i];
-    }
-    *note = row ? "row-major" : col ? "column-major" : NULL;
+    *note = strided_note(s);
     return s;
 }
 
@@ -651,4 +657,93 @@ const Desc *desc_recognize(Prog *p, const Map *m, const char **note, const char 
                                 "%s) and not tiled (%s)", strided_why, tiled_why);
     }
     return found;
+}
+
+/* The strides (in units of one step of each dimension) of a row- or column-major order over the
+ * extents ext[0..rank), into out. */
+static void order_strides(DescOrder o, const uint64_t *ext, int rank, uint64_t *out)
+{
+    uint64_t w = 1;
+    for (int k = 0; k < rank; k++) {
+        int i = o == DESC_ROW_MAJOR ? rank - 1 - k : k;
+        out[i] = w;
+        w = u64_sat_mul(w, ext[i]);
+    }
+}
+
+/* One order of a level under the permutation perm (new dimension i is old dimension perm[i]):
+ * row/column-major swap under a reversal, otherwise they become strides over ext (old order). */
+static DescOrder permute_order(Arena *a, DescOrder o, const uint64_t *old_strides, const uint64_t *ext,
+                               const int *perm, int rank, bool reversed, uint64_t **strides)
+{
+    *strides = NULL;
+    if ((o == DESC_ROW_MAJOR || o == DESC_COL_MAJOR) && reversed)
+        return o == DESC_ROW_MAJOR ? DESC_COL_MAJOR : DESC_ROW_MAJOR;
+    if (o != DESC_ROW_MAJOR && o != DESC_COL_MAJOR && o != DESC_STRIDED)
+        return o;
+    uint64_t tmp[DESC_MAX_RANK];
+    if (o != DESC_STRIDED)
+        order_strides(o, ext, rank, tmp);
+    *strides = arena_alloc(a, (size_t)rank * sizeof **strides);
+    for (int i = 0; i < rank; i++)
+        (*strides)[i] = o == DESC_STRIDED ? old_strides[perm[i]] : tmp[perm[i]];
+    return DESC_STRIDED;
+}
+
+/* The tiled levels from L down, over the extents ext of its parent (old order), permuted. */
+static DescLevel *permute_levels(Arena *a, const DescLevel *L, const uint64_t *ext, const int *perm, int rank,
+                                 bool reversed)
+{
+    if (!L)
+        return NULL;
+    DescLevel *x = arena_alloc(a, sizeof *x);
+    uint64_t grid[DESC_MAX_RANK];
+    x->tile = arena_alloc(a, (size_t)rank * sizeof *x->tile);
+    for (int i = 0; i < rank; i++) {
+        x->tile[i] = L->tile[perm[i]];
+        grid[i] = ext[i] / L->tile[i] + (ext[i] % L->tile[i] != 0);
+    }
+    x->outer = permute_order(a, L->outer, L->outer_strides, grid, perm, rank, reversed, &x->outer_strides);
+    x->inner = permute_order(a, L->inner, L->inner_strides, L->tile, perm, rank, reversed, &x->inner_strides);
+    x->nested = L->inner == DESC_NESTED ? permute_levels(a, L->nested, L->tile, perm, rank, reversed) : NULL;
+    return x;
+}
+
+const Desc *desc_reorder(Prog *p, const Map *m, const Desc *d, const int *axes, int n, const char **note)
+{
+    int perm[DESC_MAX_RANK];
+    bool identity = true, reversed = true;
+    if (n != d->rank || n > DESC_MAX_RANK)
+        return d;
+    for (int i = 0; i < n; i++) {
+        perm[i] = -1;
+        for (int j = 0; j < n; j++)
+            if (d->axes[j] == axes[i])
+                perm[i] = j;
+        if (perm[i] < 0)
+            return d;
+        identity &= perm[i] == i;
+        reversed &= perm[i] == n - 1 - i;
+    }
+    if (identity)
+        return d;
+    Arena *a = &p->arena;
+    Desc *x = arena_alloc(a, sizeof *x);
+    *x = *d;
+    x->axes = arena_alloc(a, (size_t)n * sizeof *x->axes);
+    x->extent = arena_alloc(a, (size_t)n * sizeof *x->extent);
+    x->strides = d->strides ? arena_alloc(a, (size_t)n * sizeof *x->strides) : NULL;
+    for (int i = 0; i < n; i++) {
+        x->axes[i] = axes[i];
+        x->extent[i] = d->extent[perm[i]];
+        if (d->strides)
+            x->strides[i] = d->strides[perm[i]];
+    }
+    x->tiled = permute_levels(a, d->tiled, d->extent, perm, n, reversed);
+    Rec r = {.p = p, .m = m};
+    if (!verify(&r, x))
+        return d;
+    if (x->kind == DESC_KIND_STRIDED)
+        *note = strided_note(x);
+    return x;
 }

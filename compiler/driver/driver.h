@@ -1,5 +1,5 @@
 /* driver.h — what the mapc command implementations share: loading programs, resolving NAME
- * arguments, printing diagnostics and cells, and the exit statuses of CLI.md. */
+ * arguments, printing diagnostics and cells, and the exit statuses of docs/cli.md. */
 #ifndef MAPC_DRIVER_H
 #define MAPC_DRIVER_H
 

@@ -1,4 +1,4 @@
-/* main.c — the mapc command-line driver (CLI.md): reads files, runs the library, prints results and diagnostics. */
+/* main.c — the mapc command-line driver (docs/cli.md): reads files, runs the library, prints results and diagnostics. */
 #include "codegen/codegen.h"
 #include "driver.h"
 #include "mapc_version.h"

@@ -1,4 +1,4 @@
-/* cell.c — comparing and printing cells (SPEC §1). */
+/* cell.c — comparing and printing cells (docs/language.md §1). */
 #include "eval.h"
 
 #include <stdio.h>

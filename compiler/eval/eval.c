@@ -1,4 +1,4 @@
-/* eval.c — the reference interpreter of SPEC §3: structural evaluation into items, then finalization.
+/* eval.c — the reference interpreter of docs/language.md §3: structural evaluation into items, then finalization.
  * It favours obvious correctness over speed: it is the oracle every other part is tested against. */
 #include "eval.h"
 
@@ -80,7 +80,7 @@ static void push(Items *it, Item x)
     it->v[it->n++] = x;
 }
 
-/* ev(E, p) of SPEC §3, appended to it; requires p < |E|. */
+/* ev(E, p) of docs/language.md §3, appended to it; requires p < |E|. */
 static void structural(const Map *e, uint64_t p, Items *it)
 {
     switch (e->kind) {
@@ -112,7 +112,7 @@ static void structural(const Map *e, uint64_t p, Items *it)
     }
 }
 
-/* Same base (SPEC §3): the same axis for symbols, equivalent mappings otherwise. 1/0, -1 undecided. */
+/* Same base (docs/language.md §3): the same axis for symbols, equivalent mappings otherwise. 1/0, -1 undecided. */
 static int same_base(Evaluator *ev, const Map *x, const Map *y)
 {
     if (x == y)
@@ -172,7 +172,7 @@ EvalStatus eval_index(Evaluator *ev, const IndexTerm *terms, int n, Cell *out)
     return st;
 }
 
-/* Finalization (SPEC §3 steps 1–4). */
+/* Finalization (docs/language.md §3 steps 1–4). */
 static EvalStatus finalize(Evaluator *ev, const Items *it, Cell *out)
 {
     size_t n = it->n;
@@ -246,7 +246,7 @@ static EvalStatus finalize(Evaluator *ev, const Items *it, Cell *out)
             if (inner.kind >= CELL_PAD_TOP && inner.kind <= CELL_PAD_BOTTOM) {
                 /* A composite's padding is placed at its first term with a non-zero value (one
                  * exists: cell(X, 0) is never padding). Placing it at a zero-valued term, as
-                 * SPEC §3 step 3 literally reads, breaks [L, R] % |R| ≡ R when L and R share a
+                 * docs/language.md §3 step 3 literally reads, breaks [L, R] % |R| ≡ R when L and R share a
                  * composite base: L's zero terms would move R's padding ahead of R's own. */
                 size_t place = j;
                 while (place < n && (it->v[place].is_pad || cls[place] != j || it->v[place].value == 0))

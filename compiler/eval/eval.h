@@ -1,4 +1,4 @@
-/* eval.h — cells and the reference interpreter of SPEC §3 (the oracle), plus exhaustive equivalence. */
+/* eval.h — cells and the reference interpreter of docs/language.md §3 (the oracle), plus exhaustive equivalence. */
 #ifndef MAPC_EVAL_H
 #define MAPC_EVAL_H
 
@@ -20,7 +20,7 @@ typedef struct Cell {
     uint64_t *coord;
 } Cell;
 
-/* An index-literal entry "E: v" (SPEC §3). */
+/* An index-literal entry "E: v" (docs/language.md §3). */
 typedef struct IndexTerm {
     const Map *map;
     uint64_t value;
@@ -46,22 +46,22 @@ void eval_set_budget(Evaluator *ev, uint64_t positions);
 /* Why the last call returned EVAL_UNDECIDED (owned by ev). */
 const char *eval_error(const Evaluator *ev);
 
-/* cell(E, pos) of SPEC §3 into *out (out->coord must hold naxes entries). */
+/* cell(E, pos) of docs/language.md §3 into *out (out->coord must hold naxes entries). */
 EvalStatus eval_cell(Evaluator *ev, const Map *e, uint64_t pos, Cell *out);
 /* The cell an index literal denotes (each value must be < |map|). */
 EvalStatus eval_index(Evaluator *ev, const IndexTerm *terms, int n, Cell *out);
 
-/* Whether two bases are the same base (SPEC §3 step 1), through the installed comparison:
+/* Whether two bases are the same base (docs/language.md §3 step 1), through the installed comparison:
  * 1 yes, 0 no, -1 undecided (eval_error says why). Code generation resolves bases with it. */
 int eval_same_base(Evaluator *ev, const Map *x, const Map *y);
 
-/* The values of the terms of e's structural evaluation at pos (SPEC §3), in pre-order, into values:
+/* The values of the terms of e's structural evaluation at pos (docs/language.md §3), in pre-order, into values:
  * their number, or -1 when pos is out of range, meets a padding, or there are more than cap. At a live
  * position every term node of e is met once, in the order code generation numbers them. */
 int eval_terms(const Map *e, uint64_t pos, uint64_t *values, int cap);
 
 bool cell_equal(const Cell *a, const Cell *b, int naxes);
-/* Prints as in SPEC §1 ("{A:1, B:7}", "pad(top)", "oob", ...); snprintf-like. */
+/* Prints as in docs/language.md §1 ("{A:1, B:7}", "pad(top)", "oob", ...); snprintf-like. */
 size_t cell_format(const Prog *p, const Cell *c, char *buf, size_t size);
 const char *cell_kind_name(CellKind k);
 

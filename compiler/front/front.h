@@ -15,7 +15,7 @@ int prog_parse(Prog *p, const char *name, const char *text, size_t len);
 const Map *prog_parse_map(Prog *p, const char *name, const char *text);
 
 /* Parses a lone index literal "i![E1: v1, ...]" against the program's declarations and evaluates it
- * (SPEC §3) into *out (out->coord must hold naxes entries): true, or false with diagnostics. */
+ * (docs/language.md §3) into *out (out->coord must hold naxes entries): true, or false with diagnostics. */
 bool prog_parse_index(Prog *p, const char *name, const char *text, Cell *out);
 
 #endif

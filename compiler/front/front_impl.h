@@ -81,7 +81,7 @@ typedef struct Parser {
     bool stopped;           /* a fatal error (nesting) stopped this source */
 } Parser;
 
-/* Builders called by grammar actions: each checks its static rule (SPEC §2), reports the
+/* Builders called by grammar actions: each checks its static rule (docs/language.md §2), reports the
  * offending numbers at loc, and returns NULL on error. NULL operands propagate silently. */
 const Map *sema_symbol(Parser *ps, Token name);
 const Map *sema_broadcast(Parser *ps, Token num);
@@ -151,7 +151,7 @@ void sema_kernel_end(Parser *ps);
  * wrong (the mapping is dropped without a diagnostic: the header or the clause reports why). */
 bool sema_kernel_axis(const Parser *ps, Token name, int *axis);
 
-/* Layout descriptors (SPEC §7): the grammar collects raw fields (desc_syntax.c), then
+/* Layout descriptors (docs/language.md §7): the grammar collects raw fields (desc_syntax.c), then
  * sema_tiled/sema_strided check them and build the equivalent mapping (NULL on error). */
 DescItem *desc_syn_item(Parser *ps, DescItem *list, Token t, uint64_t num, bool ok);
 DescVal *desc_syn_value(Parser *ps, DescValKind kind, Token at, DescItem *items, DescField *fields);

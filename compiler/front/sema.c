@@ -1,4 +1,4 @@
-/* sema.c — the static rules of SPEC §2, applied as the grammar builds each node, and the
+/* sema.c — the static rules of docs/language.md §2, applied as the grammar builds each node, and the
  * declarations and compile-time assertions of a program. */
 #include "algebra/algebra.h"
 #include "front_impl.h"

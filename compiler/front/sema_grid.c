@@ -1,4 +1,4 @@
-/* sema_grid.c — a kernel's spread of work (SPEC §6): the grid clause (chip, cluster and slice mappings over
+/* sema_grid.c — a kernel's spread of work (docs/language.md §6): the grid clause (chip, cluster and slice mappings over
  * the top digits of M and N), the split shorthand, and the rules: units within the hardware, each unit's
  * work a block of C, every operand distributed over chips as the grid projects onto its axes. */
 #include "algebra/algebra.h"

@@ -1,4 +1,4 @@
-/* sema_kernel.c — the static rules of GEMM kernel declarations (SPEC §6, KernelDecl in ast.h): operands and
+/* sema_kernel.c — the static rules of GEMM kernel declarations (docs/language.md §6, KernelDecl in ast.h): operands and
  * roles, tile sizes and tile axes, panel layouts, the register and DM budgets, loop order and split. */
 #include "front_impl.h"
 #include "algebra/algebra.h"
@@ -88,7 +88,7 @@ static int operand_axis(Parser *ps, Token t)
     return n->axis;
 }
 
-/* Whether the element types are one of SPEC §6's: f32 x f32 -> f32, bf16 x bf16 -> f32, f16 x f16 -> f32,
+/* Whether the element types are one of docs/language.md §6's: f32 x f32 -> f32, bf16 x bf16 -> f32, f16 x f16 -> f32,
  * i8 x i8 -> i32. */
 static bool types_supported(ElemType a, ElemType b, ElemType c)
 {

@@ -1,4 +1,4 @@
-/* sema_tensor.c — tensor declarations (SPEC §5): the memory kind, the element type, the mappings and the
+/* sema_tensor.c — tensor declarations (docs/language.md §5): the memory kind, the element type, the mappings and the
  * tensor rules of algebra/. */
 #include "algebra/algebra.h"
 #include "front_impl.h"

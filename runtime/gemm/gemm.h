@@ -1,4 +1,4 @@
-/* gemm.h — GEMM over checked strided views (SPEC §6): C <- alpha*A*B + beta*C, JIT-compiled kernels. */
+/* gemm.h — GEMM over checked strided views (docs/language.md §6): C <- alpha*A*B + beta*C, JIT-compiled kernels. */
 #ifndef MAPC_GEMM_H
 #define MAPC_GEMM_H
 

@@ -1,4 +1,4 @@
-/* rt_gemm.h — running a declared GEMM kernel (KernelDecl) over HBM tensors in any layout. */
+/* rt_gemm.h — running a declared GEMM kernel (KernelDecl, docs/language.md §6) over HBM tensors in any layout. */
 #ifndef MAPC_RT_GEMM_H
 #define MAPC_RT_GEMM_H
 

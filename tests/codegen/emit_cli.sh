@@ -1,5 +1,5 @@
 #!/bin/sh
-# emit_cli.sh — `mapc emit` on the command line: outputs, header, options, exit statuses (CLI.md).
+# emit_cli.sh — `mapc emit` on the command line: outputs, header, options, exit statuses (docs/cli.md).
 # usage: emit_cli.sh MAPC CASES.map
 mapc=$1
 cases=$2

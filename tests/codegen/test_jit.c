@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Hand-written cases: the worked values of SPEC §3 and the padding-precedence corner cases. */
+/* Hand-written cases: the worked values of docs/language.md §3 and the padding-precedence corner cases. */
 static const char *const fixed_cases[] = {
     "axes![A=8, B=512]; type E = m![A, B];",
     "axes![C=13, D=61]; type E = m![C, D # 64];",

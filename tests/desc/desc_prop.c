@@ -14,7 +14,7 @@
 
 static Rng rng; /* seeded from SEED */
 static int coverage[8]; /* tags seen: outer 1..3 at [1..3], inner 1..4 at [4..7] (index tag+3) */
-static int deepest, nondiv, recognized, jit_checked;
+static int deepest, nondiv, recognized, reordered, jit_checked;
 
 /* Strides that no mapping expression rejects: dimensions in a random order, each starting at
  * or past the footprint of the previous ones (sometimes with a gap). n[i] are the extents. */
@@ -196,6 +196,16 @@ static void check_roundtrip(Prog *p, Evaluator *ev, const Desc *d, const Map *m,
     recognized++;
     char buf[4096];
     desc_format(p, r, buf, sizeof buf);
+    /* the same layout with its shape reversed, and rotated by one: always expressible, and verified */
+    for (int k = 0; k < 2 && r->rank > 1; k++) {
+        int order[DESC_MAX_RANK];
+        for (int i = 0; i < r->rank; i++)
+            order[i] = r->axes[k ? (i + 1) % r->rank : r->rank - 1 - i];
+        const char *rnote = note;
+        const Desc *x = desc_reorder(p, m, r, order, r->rank, &rnote);
+        CHECK(x != r && x->axes[0] == order[0], "%s: %s with its shape %s verifies", text, buf, k ? "rotated" : "reversed");
+        reordered += x != r;
+    }
     char src[4200];
     snprintf(src, sizeof src, "type R%d = %s;\n", serial, buf);
     int before = p->diags.count;
@@ -334,7 +344,9 @@ int main(int argc, char **argv)
     CHECK(deepest >= DESC_MAX_DEPTH, "coverage: deepest nesting generated is %d, at least %d", deepest,
           DESC_MAX_DEPTH);
     CHECK(nondiv > 0, "coverage: a non-divisible tile generated");
-    printf("seed %llu: %d programs, %d recognized round trips, %d indices through E_offset, deepest nesting %d, "
-           "%d non-divisible tiles\n", (unsigned long long)a.seed, count, recognized, jit_checked, deepest, nondiv);
+    CHECK(reordered > 0, "coverage: a recognized descriptor reordered");
+    printf("seed %llu: %d programs, %d recognized round trips (%d reordered shapes), %d indices through E_offset, "
+           "deepest nesting %d, %d non-divisible tiles\n", (unsigned long long)a.seed, count, recognized, reordered,
+           jit_checked, deepest, nondiv);
     return harness_report();
 }

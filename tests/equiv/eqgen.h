@@ -1,5 +1,5 @@
 /* eqgen.h — pairs of mappings for the equivalence tests and benchmark: rewrites of a generated
- * mapping through SPEC §4 identities (equivalent by construction) and mutations of it. */
+ * mapping through docs/language.md §4 identities (equivalent by construction) and mutations of it. */
 #ifndef MAPC_EQGEN_H
 #define MAPC_EQGEN_H
 
@@ -10,8 +10,8 @@
 /* Prints e as m![...] source with every sub-mapping bracketed (malloc'ed). */
 char *eqgen_print(const Prog *p, const Map *e);
 
-/* A mapping equivalent to e by construction, as malloc'ed m![...] text: SPEC §4 identities
- * applied at random sub-mappings, respecting the substitution rule of SPEC §3 (wrappers that
+/* A mapping equivalent to e by construction, as malloc'ed m![...] text: docs/language.md §4 identities
+ * applied at random sub-mappings, respecting the substitution rule of docs/language.md §3 (wrappers that
  * keep the items, pair reassociation, chain respellings, splits of digits of an axis used once;
  * identities that move digits into a composite base only at the root). */
 char *eqgen_equivalent(MapGen *g, const Prog *p, const Map *e);

@@ -1,5 +1,5 @@
 /* test_equiv.c — the equivalence decision and the normal form against exhaustive interpretation
- * on generated pairs: equivalent by construction (SPEC §4 identities) and mutated ones.
+ * on generated pairs: equivalent by construction (docs/language.md §4 identities) and mutated ones.
  *
  * Usage: test_equiv [SEED [COUNT [FIRST [MODE]]]]   (defaults 1, 10000, 0, "all")
  * Mapping i comes from its own generator seeded with rng_case_seed(SEED, i, RNG_KEY_CASE); a failure

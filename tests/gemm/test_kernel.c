@@ -4,7 +4,7 @@
  * powers of two; M·N·K <= 2^21); HBM tensors A, B, C of one of the four type triples, each in a layout drawn
  * so that every (operand, type, layout) pair meets within 28 cases: row-major, column-major, a padded leading
  * dimension, blocked (padded where the block does not divide), a tiled![...] descriptor, a whole axis on the
- * Chip mapping (an axis may also be split between Chip and Element, SPEC §5; chip_split_case checks that it is
+ * Chip mapping (an axis may also be split between Chip and Element, docs/language.md §5; chip_split_case checks that it is
  * accepted), replicated over 2 chips (m![2]); and a kernel with random tiles
  * (1..64), pack panels, order and split, some clauses left to their defaults. It parses the program without
  * diagnostics, runs the kernel through rt_gemm on 1 or 2 threads, and checks:
@@ -699,7 +699,7 @@ static void generated_case(int n)
     for (int i = 0; i < 3; i++)
         harness_cat(text, sizeof text, "%s%s = %llu", i ? ", " : "", axis_names[perm[i]], U(size[perm[i]]));
     harness_cat(text, sizeof text, "];\n");
-    /* The work follows C over chips (SPEC §6): C on one chip, replicated over 2, or one axis on chips; A and
+    /* The work follows C over chips (docs/language.md §6): C on one chip, replicated over 2, or one axis on chips; A and
      * B are then on the chips the work projects onto their axes (replicated along the axis they lack). */
     Layout lay[3];
     lay[2] = random_layout(lk[2], size[roles[2][0]], size[roles[2][1]]);
@@ -1038,7 +1038,7 @@ static void error_cases(void)
     prog_free(p);
 }
 
-/* SPEC §5: the mappings of a tensor use disjoint axes, so an axis cannot be split between Chip and Element. */
+/* docs/language.md §5: the mappings of a tensor use disjoint axes, so an axis cannot be split between Chip and Element. */
 static void chip_split_case(void)
 {
     const char *text = "axes![M = 8, N = 16, K = 4];\n"
@@ -1046,7 +1046,7 @@ static void chip_split_case(void)
     Prog *p = prog_new();
     prog_set_target(p, isa);
     prog_parse(p, "<chip>", text, strlen(text));
-    CHECK(!p->diags.head && p->ntensors == 1, "an axis split over Chip and Element is one distribution (SPEC §5): %s",
+    CHECK(!p->diags.head && p->ntensors == 1, "an axis split over Chip and Element is one distribution (docs/language.md §5): %s",
           p->diags.head ? p->diags.head->msg : "accepted");
     prog_free(p);
 }

@@ -16,7 +16,7 @@
  *     free(x); free(src);
  *
  * Every text returned is malloc'ed (the caller frees it) and satisfies the static rules of
- * SPEC §2 by construction: strides and moduli divide, resizes are <= the size, paddings are
+ * docs/language.md §2 by construction: strides and moduli divide, resizes are <= the size, paddings are
  * >= the size, and every size (of the expression and of every sub-expression, including the
  * composite bases of / and % chains) is <= max(max_size, max_base), so nothing overflows and
  * exhaustive comparisons stay cheap.

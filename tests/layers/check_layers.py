@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check_layers.py — the architecture table of README.md, enforced on the tree and on the built libraries.
+"""check_layers.py — the architecture table of docs/architecture.md, enforced on the tree and on the built libraries.
 
 Usage: check_layers.py SOURCE_ROOT BUILD_ROOT LIBRARY.a...
 
@@ -37,10 +37,10 @@ def check(ok, msg):
 
 def read_table(root):
     """The rows of the architecture table: (folders, boundary headers, may-include names)."""
-    text = open(os.path.join(root, "README.md"), encoding="utf-8").read()
+    text = open(os.path.join(root, "docs", "architecture.md"), encoding="utf-8").read()
     m = re.search(r"<!-- architecture.*?-->\n(.*?)<!-- end architecture -->", text, re.S)
     if not m:
-        sys.exit("check_layers: README.md has no architecture table")
+        sys.exit("check_layers: docs/architecture.md has no architecture table")
     rows = []
     for line in m.group(1).splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]

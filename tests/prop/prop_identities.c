@@ -1,4 +1,4 @@
-/* prop_identities.c — every SPEC §4 identity, checked exhaustively on generated mappings, plus
+/* prop_identities.c — every docs/language.md §4 identity, checked exhaustively on generated mappings, plus
  * the map_format round trip.
  *
  * Usage: prop_identities [SEED [COUNT [FIRST]]]   (defaults 1, 10000, 0)

@@ -1,4 +1,4 @@
-/* test_distrib.c — generated distributions of tensors over chips, clusters, slices and elements (SPEC §5),
+/* test_distrib.c — generated distributions of tensors over chips, clusters, slices and elements (docs/language.md §5),
  * checked against the reference interpreter: the static rules (overlap and missing indices reported exactly
  * where an enumeration of the layout finds them), the positions holding an index (mapc where), and DMA
  * between random pairs of distributions of one logical tensor, element by element, replicas included,

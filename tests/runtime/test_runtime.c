@@ -1,5 +1,5 @@
 /* test_runtime.c — the runtime against the interpreter: host/HBM/DM round trips over generated complete
- * layouts for every element type, padding semantics, tile views (SPEC §5 and the seed), and errors. */
+ * layouts for every element type, padding semantics, tile views (docs/language.md §5 and the seed), and errors. */
 #include "harness.h"
 #include "rt.h"
 #include "front/front.h"
@@ -203,7 +203,7 @@ static void test_round_trips(int count)
     }
 }
 
-/* Tiles of SPEC §5 and the seed: expected mappings, offsets, and the data they see. */
+/* Tiles of docs/language.md §5 and the seed: expected mappings, offsets, and the data they see. */
 static void test_tiles(void)
 {
     RtContext *rt;
@@ -233,20 +233,20 @@ static void test_tiles(void)
     CHECK(rc != 0, "a non-digit tile index is rejected");
     rt_tensor_free(t);
 
-    /* SPEC §5: m![A, B] (A = 8, B = 32) tiled by B / 16, LEN 1 is m![A, 1 # 2, B % 16] */
+    /* docs/language.md §5: m![A, B] (A = 8, B = 32) tiled by B / 16, LEN 1 is m![A, 1 # 2, B % 16] */
     RtContext *rq;
     Prog *q = declare("axes![A = 8, B = 32];", NULL, &rq);
     const Map *maps2[] = {parse(q, "m![1]"), parse(q, "m![A, B]")};
     RtTensor *tt = rt_tensor_new(rq, MEM_HBM, ELEM_F32, maps2, 2);
     RtView w = rt_view(tt, true), wt;
     rc = rt_tile(rq, &w, parse(q, "m![B / 16]"), 1, 1, NULL, &wt);
-    CHECK(rc == 0, "SPEC tile: %s", rt_error(rq));
+    CHECK(rc == 0, "documented tile: %s", rt_error(rq));
     /* the write tile has bottom padding outside; its read counterpart is m![A, 1 # 2, B % 16] */
     RtView r = rt_view(tt, false), rtile;
     rc = rt_tile(rq, &r, parse(q, "m![B / 16]"), 1, 1, parse(q, "m![A, 1 # 2, B % 16]"), &rtile);
-    CHECK(rc == 0 && rtile.pos_offset == 16 && rtile.index_offset[1] == 16, "SPEC read tile: %s", rt_error(rq));
+    CHECK(rc == 0 && rtile.pos_offset == 16 && rtile.index_offset[1] == 16, "documented read tile: %s", rt_error(rq));
     rc = rt_tile(rq, &w, parse(q, "m![B / 16]"), 1, 1, parse(q, "m![A, 1 #{!} 2, B % 16]"), &wt);
-    CHECK(rc == 0, "SPEC write tile with bottom padding: %s", rt_error(rq));
+    CHECK(rc == 0, "documented write tile with bottom padding: %s", rt_error(rq));
     /* fill the tensor through the write tile only: B in 16..31 gets data, the rest stays 0 */
     float host[8 * 32], back[8 * 32];
     for (int i = 0; i < 8 * 32; i++)
@@ -286,7 +286,7 @@ static void test_errors(void)
     const Map *big[] = {one, one, parse(p, "m![S]"), parse(p, "m![A, B, 64]")};
     CHECK(!rt_tensor_new(rt, MEM_DM, ELEM_F32, big, 4) && strstr(rt_error(rt), "1048576 bytes per slice (262144 f32 elements), more than the 524288 bytes of a slice"),
           "DM capacity names the sizes: %s", rt_error(rt));
-    /* a tensor may use fewer slices than a cluster has (SPEC §5), but not more */
+    /* a tensor may use fewer slices than a cluster has (docs/language.md §5), but not more */
     const Map *few[] = {one, one, parse(p, "m![S % 8]"), parse(p, "m![S / 8, A]")};
     RtTensor *fs = rt_tensor_new(rt, MEM_DM, ELEM_F32, few, 4);
     CHECK(fs != NULL, "8 slices, S split between Slice and Element: %s", rt_error(rt));
@@ -337,7 +337,7 @@ static void test_errors(void)
     prog_free(p);
 }
 
-/* Unit tiles (SPEC §5): slice_tile<C / 2, 4>(8) of the book's DM tensor is slices 8..11; a DMA into it fills
+/* Unit tiles (docs/language.md §5): slice_tile<C / 2, 4>(8) of the book's DM tensor is slices 8..11; a DMA into it fills
  * those slices alone, chip_tile selects chips of an HBM tensor split over them, and the dimension is checked. */
 static void test_unit_tiles(void)
 {

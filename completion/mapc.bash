@@ -1,0 +1,76 @@
+# mapc.bash — bash completion for mapc: commands, each command's options, .map files, and the names a file declares.
+
+# The names of one kind ("type", "tensor" or "kernel") declared in a .map file.
+_mapc_declared()
+{
+    [[ -r $2 ]] || return
+    sed -n "s/^[[:space:]]*$1[[:space:]]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p" -- "$2" 2>/dev/null
+}
+
+_mapc()
+{
+    local cur prev cmd file i
+    COMPREPLY=()
+    cur=${COMP_WORDS[COMP_CWORD]}
+    prev=${COMP_WORDS[COMP_CWORD-1]}
+    local commands="check eval table equiv norm lower describe emit run where"
+
+    if (( COMP_CWORD == 1 )); then
+        COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
+        return
+    fi
+    cmd=${COMP_WORDS[1]}
+
+    local opts=""
+    case $cmd in
+        check) opts="--isa --help" ;;
+        eval) opts="-e --help" ;;
+        table) opts="--max-cells --help" ;;
+        emit) opts="-o --header --emit=obj --emit=asm --emit=llvm -O0 -O1 -O2 -O3 --cpu --prefix --isa --help" ;;
+        run) opts="--m --n --k --threads --reps --seed --alpha --beta --check --isa --help" ;;
+        equiv|norm|lower|describe|where) opts="--help" ;;
+    esac
+
+    # values of options that take one
+    case $prev in
+        --isa) COMPREPLY=($(compgen -W "avx512 avx2 portable" -- "$cur")); return ;;
+        --check) COMPREPLY=($(compgen -W "all auto" -- "$cur")); return ;;
+        --cpu) COMPREPLY=($(compgen -W "native x86-64 x86-64-v2 x86-64-v3 x86-64-v4 skylake-avx512 znver4" -- "$cur")); return ;;
+        -o|--header) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        -e|--max-cells|--m|--n|--k|--threads|--reps|--seed|--alpha|--beta|--prefix) return ;;
+    esac
+
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+        return
+    fi
+
+    # the positional arguments so far (options and their values skipped)
+    local -a args=()
+    for (( i = 2; i < COMP_CWORD; i++ )); do
+        case ${COMP_WORDS[i]} in
+            -o|--header|--isa|--check|--cpu|--prefix|--max-cells|--m|--n|--k|--threads|--reps|--seed|--alpha|--beta) (( i++ )) ;;
+            -e) (( i++ )); args+=("-e") ;;
+            -*) ;;
+            *) args+=("${COMP_WORDS[i]}") ;;
+        esac
+    done
+
+    if (( ${#args[@]} == 0 )) || [[ $cmd == check ]]; then
+        [[ ${args[0]} == -e ]] && return
+        compopt -o filenames 2>/dev/null
+        COMPREPLY=($(compgen -f -X '!*.map' -- "$cur") $(compgen -d -- "$cur"))
+        return
+    fi
+    file=${args[0]}
+    [[ $file == -e ]] && return
+    case $cmd in
+        run) (( ${#args[@]} == 1 )) && COMPREPLY=($(compgen -W "$(_mapc_declared kernel "$file")" -- "$cur")) ;;
+        where) (( ${#args[@]} == 1 )) && COMPREPLY=($(compgen -W "$(_mapc_declared tensor "$file")" -- "$cur")) ;;
+        table) (( ${#args[@]} == 1 )) &&
+            COMPREPLY=($(compgen -W "$(_mapc_declared type "$file") $(_mapc_declared tensor "$file")" -- "$cur")) ;;
+        eval|norm|lower|describe) (( ${#args[@]} == 1 )) && COMPREPLY=($(compgen -W "$(_mapc_declared type "$file")" -- "$cur")) ;;
+        equiv) (( ${#args[@]} <= 2 )) && COMPREPLY=($(compgen -W "$(_mapc_declared type "$file")" -- "$cur")) ;;
+    esac
+}
+complete -F _mapc mapc
