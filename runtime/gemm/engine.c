@@ -103,7 +103,7 @@ bool gemm_bf16_dot(const Gemm *g)
 /* The engine's kernels for input type t (looked up once per engine). */
 static const GemmKernels *engine_kernels(Gemm *g, GemmType t, const GemmPlan *p, char *err, size_t cap)
 {
-    if (!g->k[t].macro && gemm_kernels(&p->spec, p->conv_a, p->conv_b, &g->k[t], err, cap))
+    if (!g->k[t].macro && gemm_kernels(&p->spec, p->conv_a, p->conv_b, true, &g->k[t], err, cap))
         return NULL;
     return &g->k[t];
 }
@@ -190,7 +190,7 @@ static int tiled_kernels(Gemm *g, const GemmTiling *tl, GemmType t, GemmPlan *p,
         p->conv_b != g->tiled_plan.conv_b) {
         GemmKernels k;
         g->tiled_k = (GemmKernels){0};
-        if (gemm_kernels(&p->spec, p->conv_a, p->conv_b, &k, err, cap))
+        if (gemm_kernels(&p->spec, p->conv_a, p->conv_b, false, &k, err, cap)) /* a tiling reads A packed */
             return -1;
         g->tiled_plan = *p;
         g->tiled_k = k;

@@ -52,10 +52,11 @@ typedef struct GemmKernels {
 } GemmKernels;
 
 /* The kernels for spec with the given packing conversions (A panels of mr rows, B of nr), from the
- * process-wide cache (keyed by the spec, the conversions and the host CPU's signature) or compiled now
- * for the host. 0, or -1 with err. Thread-safe. */
-int gemm_kernels(const CgGemmSpec *spec, CgPackConv conv_a, CgPackConv conv_b, GemmKernels *out, char *err,
-                 size_t cap);
+ * process-wide cache (keyed by the spec, the conversions, want_direct and the host CPU's signature) or compiled
+ * now for the host. want_direct adds the macro-kernel reading A unpacked where the spec allows it (f32 with f32 A
+ * and M innermost; the engine's own plans use it, a caller's tiling never does). 0, or -1 with err. Thread-safe. */
+int gemm_kernels(const CgGemmSpec *spec, CgPackConv conv_a, CgPackConv conv_b, bool want_direct, GemmKernels *out,
+                 char *err, size_t cap);
 /* Whether two specs describe the same kernels. */
 bool gemm_spec_same(const CgGemmSpec *a, const CgGemmSpec *b);
 

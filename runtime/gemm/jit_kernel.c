@@ -48,7 +48,7 @@ GemmJitKernel *gemm_jit_kernel_new(Prog *p, const KernelDecl *k, char *err, size
                        .order = {j->d.order[0], j->d.order[1], j->d.order[2]}};
     GemmKernels g;
     char why[256];
-    bool ok = gemm_kernels(&spec, (CgPackConv)j->d.conv_a, (CgPackConv)j->d.conv_b, &g, why, sizeof why) == 0;
+    bool ok = gemm_kernels(&spec, (CgPackConv)j->d.conv_a, (CgPackConv)j->d.conv_b, false, &g, why, sizeof why) == 0;
     if (!ok)
         snprintf(err, cap, "kernel %s: %s", k->name, why);
     j->d.macro = g.macro;

@@ -9,6 +9,7 @@
 typedef struct KernelEntry {
     CgGemmSpec spec;
     CgPackConv conv_a, conv_b;
+    bool direct;            /* with the macro-kernel reading A unpacked */
     char *cpu;              /* host CPU name and features the code was compiled for */
     JitModule *jm;          /* owned; kept until gemm_kernels_release */
     GemmKernels k;
@@ -24,13 +25,15 @@ bool gemm_spec_same(const CgGemmSpec *a, const CgGemmSpec *b)
            a->a_outer == b->a_outer && memcmp(a->order, b->order, sizeof a->order) == 0;
 }
 
-int gemm_kernels(const CgGemmSpec *spec, CgPackConv conv_a, CgPackConv conv_b, GemmKernels *out, char *err,
-                 size_t cap)
+int gemm_kernels(const CgGemmSpec *spec, CgPackConv conv_a, CgPackConv conv_b, bool want_direct, GemmKernels *out,
+                 char *err, size_t cap)
 {
+    /* the f32 kernel also reads row-major f32 A unpacked, which needs the M block loop innermost */
+    bool direct = want_direct && spec->kind == CG_GEMM_F32 && conv_a == CG_PACK_F32 && spec->order[2] == GEMM_M;
     const char *sig = gemm_cpu()->signature;
     pthread_mutex_lock(&cache_lock);
     for (KernelEntry *e = cache; e; e = e->next)
-        if (gemm_spec_same(&e->spec, spec) && e->conv_a == conv_a && e->conv_b == conv_b && sig &&
+        if (gemm_spec_same(&e->spec, spec) && e->conv_a == conv_a && e->conv_b == conv_b && e->direct == direct && sig &&
             strcmp(e->cpu, sig) == 0) {
             *out = e->k;
             pthread_mutex_unlock(&cache_lock);
@@ -39,8 +42,6 @@ int gemm_kernels(const CgGemmSpec *spec, CgPackConv conv_a, CgPackConv conv_b, G
     char *msg = NULL;
     void *fn = NULL;
     KernelEntry *e = calloc(1, sizeof *e);
-    /* the f32 kernel also reads row-major f32 A unpacked, which needs the M block loop innermost */
-    bool direct = spec->kind == CG_GEMM_F32 && conv_a == CG_PACK_F32 && spec->order[2] == GEMM_M;
     if (e && (e->jm = cg_gemm_jit(spec, conv_a, conv_b, direct, &msg))) {
         e->k.macro = jit_module_lookup(e->jm, "gemm_macro");
         e->k.macro_direct = direct ? jit_module_lookup(e->jm, "gemm_macro_direct") : NULL;
@@ -54,6 +55,7 @@ int gemm_kernels(const CgGemmSpec *spec, CgPackConv conv_a, CgPackConv conv_b, G
         e->spec = *spec;
         e->conv_a = conv_a;
         e->conv_b = conv_b;
+        e->direct = direct;
         e->cpu = strdup(sig);
         *out = e->k;
         e->next = cache;
