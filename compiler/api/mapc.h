@@ -140,15 +140,18 @@ typedef struct mapc_kernel_options {
  * loop nest, packing routines and micro-kernel, and the relayout kernels of operands that are staged.
  * opts may be NULL. *out borrows the program, which must outlive it and must not be used from another
  * thread while the kernel is created or run. MAPC_ERR_NOT_FOUND (no such kernel), MAPC_ERR_INPUT (the
- * program has errors, or its tensors break the runtime's limits; a diagnostic says which),
- * MAPC_ERR_ARGUMENT (threads < 0 or over 1024; a diagnostic), MAPC_ERR_BACKEND, MAPC_ERR_NOMEM. */
+ * program has errors), MAPC_ERR_ARGUMENT (threads < 0 or over 1024; a diagnostic), MAPC_ERR_BACKEND (the host
+ * lacks the kernel's ISA, or LLVM failed; a diagnostic), MAPC_ERR_NOMEM. */
 mapc_status mapc_kernel_create(mapc_program *p, const char *name, const mapc_kernel_options *opts,
                                mapc_kernel **out);
 /* The bytes of operand 0 (A), 1 (B) or 2 (C): its declared HBM tensor's buffer, chip after chip, element
  * position by element position (0 for another operand number). */
 size_t mapc_kernel_operand_bytes(const mapc_kernel *k, int operand);
 /* C <- alpha*A*B + beta*C on caller-owned buffers laid out as the operands' declarations say, each
- * holding mapc_kernel_operand_bytes of its operand (C is read only when beta != 0). alpha and beta must be
+ * holding mapc_kernel_operand_bytes of its operand (C is read only when beta != 0), in place: operands whose
+ * layouts are strided are read (C written) where they are, the others staged through the kernel's own
+ * buffers by its relayout kernels; cells of C's layout that are padding keep what the caller left, except
+ * pad(zero) cells of a staged C, which become 0. alpha and beta must be
  * finite and within f32 (32-bit integers for an i8 kernel). MAPC_ERR_ARGUMENT (with the message in
  * mapc_kernel_error) for NULL buffers or bad scalars; MAPC_ERR_BACKEND if the run fails. One call at a
  * time per kernel. */
