@@ -101,6 +101,25 @@ void mapc_program_free(mapc_program *p)
 
 size_t mapc_diag_count(const mapc_program *p) { return p ? (size_t)p->prog->diags.count : 0; }
 
+void mapc_diag_clear(mapc_program *p)
+{
+    if (!p || p->prog->diags.count <= p->compile_errors)
+        return;
+    Diags *d = &p->prog->diags;
+    Diag **link = &d->head;
+    for (int i = 0; i < p->compile_errors; i++)
+        link = &(*link)->next;
+    *link = NULL; /* the cleared nodes stay in the program's arena until it is freed */
+    d->tail = link;
+    d->count = p->compile_errors;
+    for (size_t i = (size_t)p->compile_errors; i < p->ntexts; i++) {
+        free(p->texts[i]);
+        p->texts[i] = NULL;
+    }
+    if (p->ntexts > (size_t)p->compile_errors)
+        p->ntexts = (size_t)p->compile_errors;
+}
+
 const char *mapc_diag_text(mapc_program *p, size_t i)
 {
     if (!p || i >= (size_t)p->prog->diags.count)
@@ -155,7 +174,7 @@ static mapc_status resolve(mapc_program *p, const char *name, const Map **m)
 {
     if (!p || !name)
         return MAPC_ERR_ARGUMENT;
-    if (p->prog->diags.count && !p->prog->ntypes)
+    if (p->compile_errors && !p->prog->ntypes)
         return MAPC_ERR_INPUT;
     if (strncmp(name, "m!", 2) == 0) {
         *m = prog_parse_map(p->prog, "<inline>", name);
@@ -264,13 +283,13 @@ static mapc_status jit_create_body(mapc_program *p, const mapc_jit_options *opts
     *out = NULL;
     if (!p)
         return MAPC_ERR_ARGUMENT;
-    if (opts && (opts->opt_level < 0 || opts->opt_level > 3))
+    if (opts && (opts->opt_level < -1 || opts->opt_level > 3))
         return MAPC_ERR_ARGUMENT;
-    if (p->prog->diags.count)
+    if (p->compile_errors) /* only the program's own errors: a failed query before does not block the JIT */
         return MAPC_ERR_INPUT;
     CgOptions o = {.opt_level = 2};
     if (opts) {
-        o.opt_level = opts->opt_level;
+        o.opt_level = opts->opt_level == 0 ? 2 : opts->opt_level < 0 ? 0 : opts->opt_level; /* 0: the default */
         o.cpu = opts->cpu;
         o.prefix = opts->prefix;
     }

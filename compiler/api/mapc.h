@@ -82,6 +82,10 @@ void mapc_program_free(mapc_program *p);
  * line and a caret (owned by the program; valid until the next mutating call or the free). */
 size_t mapc_diag_count(const mapc_program *p);
 const char *mapc_diag_text(mapc_program *p, size_t i); /* mutates (formats into the program); NULL if out of range */
+/* Removes the diagnostics later calls appended (a failed inline query, a failed JIT), keeping the
+ * compilation's own; texts returned before become invalid. Only the compilation's errors make a program
+ * unusable: a failed query never blocks later calls. */
+void mapc_diag_clear(mapc_program *p);
 
 /* Axes in declaration order. mapc_axis_count returns -1 for NULL. */
 int mapc_axis_count(const mapc_program *p);
@@ -106,7 +110,7 @@ mapc_status mapc_equiv(mapc_program *p, const char *name1, const char *name2, in
 /* ---- the JIT ---- */
 
 typedef struct mapc_jit_options {
-    int opt_level;          /* 0..3 (default 2) */
+    int opt_level;          /* 1..3; 0 the default (2); -1 no optimization */
     const char *cpu;        /* NULL: the host CPU with its features */
     const char *prefix;     /* prepended to the generated symbols; lookups take unprefixed names */
 } mapc_jit_options;

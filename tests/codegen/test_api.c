@@ -4,9 +4,11 @@
 
 #include <mapc.h>
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char src[] = "axes![A = 8, B = 12];\n"
                           "type R = m![A, B];\n"
@@ -99,6 +101,33 @@ int main(int argc, char **argv)
     CHECK(mapc_jit_create(NULL, NULL, &j2) == MAPC_ERR_ARGUMENT && j2 == NULL, "jit NULL program");
     mapc_jit_options bad_opt = {.opt_level = 9};
     CHECK(mapc_jit_create(p, &bad_opt, &j2) == MAPC_ERR_ARGUMENT, "bad opt level");
+    /* the traps: a failed inline query (above) does not block the JIT; zero-initialized options are the
+     * defaults; an unknown CPU is an error status with a diagnostic and nothing on stderr; clearing leaves
+     * the compilation's diagnostics (none here) */
+    CHECK(mapc_diag_count(p) > 0, "the failed query left its diagnostic");
+    CHECK(mapc_jit_create(p, &(mapc_jit_options){.cpu = NULL}, &j2) == MAPC_OK && j2, "JIT after a failed query");
+    mapc_jit_free(j2);
+    CHECK(mapc_jit_create(p, &(mapc_jit_options){.opt_level = -1}, &j2) == MAPC_OK && j2, "opt_level -1");
+    mapc_jit_free(j2);
+    mapc_diag_clear(p);
+    CHECK_EQ_U64(mapc_diag_count(p), 0, "cleared");
+    fflush(stderr);
+    int saved = dup(2), sink = open("/tmp", O_TMPFILE | O_RDWR, 0600);
+    if (sink >= 0)
+        dup2(sink, 2);
+    mapc_status cs = mapc_jit_create(p, &(mapc_jit_options){.cpu = "notacpu"}, &j2);
+    fflush(stderr);
+    off_t spoken = sink >= 0 ? lseek(sink, 0, SEEK_END) : 0;
+    dup2(saved, 2);
+    close(saved);
+    if (sink >= 0)
+        close(sink);
+    CHECK(cs == MAPC_ERR_BACKEND && j2 == NULL, "unknown CPU: %s", mapc_status_string(cs));
+    CHECK(mapc_diag_count(p) == 1 && strstr(mapc_diag_text(p, 0), "notacpu"), "the CPU named: %s",
+          mapc_diag_count(p) ? mapc_diag_text(p, 0) : "(none)");
+    CHECK_EQ_U64((uint64_t)spoken, 0, "bytes written to stderr by an unknown CPU");
+    mapc_diag_clear(p);
+    CHECK(mapc_eval(p, "m![A]", 0, &k, co) == MAPC_OK && mapc_diag_count(p) == 0, "inline query after clearing");
     mapc_jit_free(j);
     mapc_jit_free(NULL);
     mapc_program_free(p);
@@ -112,6 +141,8 @@ int main(int argc, char **argv)
     CHECK(mapc_diag_text(q, 0) && strncmp(mapc_diag_text(q, 0), "bad.map:2:", 10) == 0, "positioned: %s",
           mapc_diag_text(q, 0));
     CHECK(mapc_jit_create(q, NULL, &j2) == MAPC_ERR_INPUT && j2 == NULL, "no jit for a bad program");
+    mapc_diag_clear(q);
+    CHECK_EQ_U64(mapc_diag_count(q), 2, "the compilation's diagnostics stay after clearing");
     mapc_program_free(q);
     CHECK(mapc_compile_file("/nonexistent/x.map", &q) == MAPC_ERR_IO && q == NULL, "missing file");
     CHECK(mapc_compile_string("x", NULL, 0, &q) == MAPC_ERR_ARGUMENT, "NULL text");
