@@ -224,6 +224,11 @@ void prog_set_target(Prog *p, TargetIsa isa);
 /* Looks a name up (len bytes of name, or the whole NUL-terminated name); NULL if undeclared. Constant time. */
 const Name *prog_lookup(const Prog *p, const char *name);
 const Name *prog_lookup_n(const Prog *p, const char *name, size_t len);
+/* The defined name closest to word (len bytes) among the kinds in the mask (NAME_BIT(k) | ...), or NULL when
+ * none is close (suggest_offer's rule). prog_did_you_mean: "; did you mean 'NAME'?" in p's arena, or "". */
+#define NAME_BIT(k) (1u << (k))
+const char *prog_suggest(const Prog *p, const char *word, size_t len, unsigned kinds);
+const char *prog_did_you_mean(Prog *p, const char *word, size_t len, unsigned kinds);
 /* Enters n (whose name is in p's arena and not yet declared) into p's names. */
 void prog_add_name(Prog *p, Name *n);
 

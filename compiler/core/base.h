@@ -112,6 +112,23 @@ void diag_verror(Diags *d, Loc loc, const char *fmt, va_list ap);
  * returns the number of bytes the full text needs, like snprintf. */
 size_t diag_format(const Diag *d, char *buf, size_t size);
 
+/* ---- "Did you mean": the closest of some candidates to a mistyped word (suggest.c) ---- */
+
+typedef struct Suggest {
+    const char *word;   /* the mistyped word: len bytes */
+    size_t len;
+    const char *best;   /* the closest candidate offered so far, or NULL */
+    unsigned dist;
+} Suggest;
+
+void suggest_init(Suggest *s, const char *word, size_t len);
+/* Considers cand (NUL-terminated, borrowed until the result is read): it becomes s->best when it is close to
+ * the word (at most 2 edits and a third of the word's length; a change of case is no edit) and closer than
+ * the candidates before it. The word itself is never suggested. */
+void suggest_offer(Suggest *s, const char *cand);
+/* The closest close candidate of a NULL-terminated list, or NULL. */
+const char *suggest_among(const char *word, const char *const *cands);
+
 /* ---- Checked arithmetic on sizes ---- */
 
 /* *out = a * b; false on 64-bit overflow. */

@@ -141,7 +141,8 @@ static bool shape_of(Ctx *c, const DescField *f, Desc *d)
         }
         const Name *nm = prog_lookup(c->p, it[i]->ident);
         if (!nm) {
-            err(c, it[i]->loc, "undeclared axis '%s'", it[i]->ident);
+            err(c, it[i]->loc, "undeclared axis '%s'%s", it[i]->ident,
+                prog_did_you_mean(c->p, it[i]->ident, strlen(it[i]->ident), NAME_BIT(NAME_AXIS)));
             ok = false;
             continue;
         }

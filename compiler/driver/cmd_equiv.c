@@ -6,6 +6,9 @@
 
 int cmd_equiv(int argc, char **argv)
 {
+    int st = drv_no_options("equiv", argc, argv, 0);
+    if (st != DRV_EXIT_OK)
+        return st;
     if (argc != 3)
         return drv_usage_error("equiv needs FILE, NAME1 and NAME2%s", "");
     Prog *p = drv_load(argv[0], false);

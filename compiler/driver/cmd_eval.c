@@ -15,6 +15,9 @@ int cmd_check(int argc, char **argv)
                 return drv_usage_error("--isa takes avx512, avx2 or portable%s", "");
             argv[i] = argv[i + 1] = NULL;
             i++;
+        } else if (drv_is_option(argv[i])) {
+            static const char *const known[] = {"--isa", "--help", "--color", NULL};
+            return drv_unknown_option("check", argv[i], known);
         } else {
             files++;
         }
@@ -42,6 +45,11 @@ int cmd_eval(int argc, char **argv)
         argc--;
         argv++;
     }
+    for (int i = is_source ? 1 : 0; i < argc; i++) /* not the SOURCE text itself */
+        if (drv_is_option(argv[i])) {
+            static const char *const known[] = {"-e", "--help", "--color", NULL};
+            return drv_unknown_option("eval", argv[i], known);
+        }
     if (argc < 3)
         return drv_usage_error("eval needs %s NAME and at least one POS", is_source ? "SOURCE," : "FILE,");
     for (int i = 2; i < argc; i++) {
@@ -77,13 +85,25 @@ int cmd_eval(int argc, char **argv)
 int cmd_table(int argc, char **argv)
 {
     uint64_t max_cells = 65536;
-    if (argc == 4 && strcmp(argv[2], "--max-cells") == 0) {
-        if (!drv_parse_pos(argv[3], &max_cells))
-            return drv_usage_error("--max-cells takes a decimal number, not '%s'", argv[3]);
-        argc = 2;
+    char *args[2];
+    int nargs = 0;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--max-cells") == 0) {
+            if (i + 1 >= argc || !drv_parse_pos(argv[i + 1], &max_cells))
+                return drv_usage_error("--max-cells takes a decimal number, not '%s'", i + 1 < argc ? argv[i + 1] : "");
+            i++;
+        } else if (drv_is_option(argv[i])) {
+            static const char *const known[] = {"--max-cells", "--help", "--color", NULL};
+            return drv_unknown_option("table", argv[i], known);
+        } else if (nargs == 2) {
+            return drv_usage_error("table needs FILE and NAME%s", "");
+        } else {
+            args[nargs++] = argv[i];
+        }
     }
-    if (argc != 2)
+    if (nargs != 2)
         return drv_usage_error("table needs FILE and NAME%s", "");
+    argv = args;
     Prog *p;
     const Map *m;
     Prog *tp = drv_load(argv[0], false); /* a tensor: its units as rows */

@@ -9,6 +9,9 @@
 /* Loads FILE and resolves NAME (a type, an inline m![...], tiled![...] or strided![...]). */
 static int load_one(int argc, char **argv, const char *cmd, Prog **p, const Map **m)
 {
+    int st = drv_no_options(cmd, argc, argv, 0);
+    if (st != DRV_EXIT_OK)
+        return st;
     if (argc != 2)
         return drv_usage_error("%s needs FILE and NAME", cmd);
     return drv_load_named(argv[0], false, argv[1], p, m);

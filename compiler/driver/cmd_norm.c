@@ -6,6 +6,9 @@
 
 int cmd_norm(int argc, char **argv)
 {
+    int st = drv_no_options("norm", argc, argv, 0);
+    if (st != DRV_EXIT_OK)
+        return st;
     if (argc != 2)
         return drv_usage_error("norm needs FILE and NAME%s", "");
     Prog *p;

@@ -62,10 +62,7 @@ static Prog *load_kernel(const char *file, const char *name, const RunOptions *o
         return NULL;
     *k = find_kernel(p, name);
     if (!*k) {
-        fprintf(stderr, "mapc: %s declares no kernel '%s'", file, name);
-        for (int i = 0; i < p->nkernels; i++)
-            fprintf(stderr, "%s%s", i ? ", " : " (kernels: ", p->kernels[i]->name);
-        fprintf(stderr, "%s\n", p->nkernels ? ")" : "");
+        drv_no_such(p, file, "kernel", name, NAME_KERNEL);
         prog_free(p);
         return NULL;
     }
@@ -333,7 +330,9 @@ int cmd_run(int argc, char **argv)
                 return drv_usage_error("--check takes all or auto%s", "");
             o.check_all = strcmp(argv[++i], "all") == 0;
         } else if (a[0] == '-' && a[1]) {
-            return drv_usage_error("unknown option '%s'", a);
+            static const char *const known[] = {"--m", "--n", "--k", "--threads", "--reps", "--seed", "--alpha",
+                                                "--beta", "--check", "--isa", "--help", "--color", NULL};
+            return drv_unknown_option("run", a, known);
         } else if (npos < 2) {
             pos[npos++] = a;
         } else {

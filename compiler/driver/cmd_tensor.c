@@ -17,10 +17,7 @@ static const TensorDecl *find_tensor(const Prog *p, const char *file, const char
     const Name *n = prog_lookup(p, name);
     if (n && n->kind == NAME_TENSOR)
         return n->tensor;
-    fprintf(stderr, "mapc: %s declares no tensor '%s'", file, name);
-    for (int i = 0; i < p->ntensors; i++)
-        fprintf(stderr, "%s%s", i ? ", " : " (tensors: ", p->tensors[i]->name);
-    fprintf(stderr, "%s\n", p->ntensors ? ")" : "");
+    drv_no_such(p, file, "tensor", name, NAME_TENSOR);
     return NULL;
 }
 
@@ -51,6 +48,9 @@ static void print_unit(MemKind mem, TensorUnits u, uint64_t pos, const char *end
 
 int cmd_where(int argc, char **argv)
 {
+    int st = drv_no_options("where", argc, argv, 0);
+    if (st != DRV_EXIT_OK)
+        return st;
     if (argc != 3)
         return drv_usage_error("where needs FILE, TENSOR and INDEX (an i![...] literal)%s", "");
     Prog *p = drv_load(argv[0], false);

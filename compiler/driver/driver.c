@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int drv_usage_error(const char *fmt, const char *arg)
 {
@@ -14,11 +15,60 @@ int drv_usage_error(const char *fmt, const char *arg)
     return DRV_EXIT_USAGE;
 }
 
-static char *read_file(const char *path, size_t *len)
+int drv_unknown_option(const char *cmd, const char *arg, const char *const *known)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
+    Suggest s; /* "--colr=never" is compared as "--colr" */
+    suggest_init(&s, arg, strcspn(arg, "="));
+    for (; *known; known++)
+        suggest_offer(&s, *known);
+    const char *near = s.best;
+    fprintf(stderr, "mapc: unknown option '%s' for %s", arg, cmd);
+    if (near)
+        fprintf(stderr, "; did you mean '%s'?", near);
+    fprintf(stderr, "\nTry 'mapc %s --help'.\n", cmd);
+    return DRV_EXIT_USAGE;
+}
+
+void drv_no_such(const Prog *p, const char *file, const char *what, const char *name, NameKind kind)
+{
+    fprintf(stderr, "mapc: %s declares no %s '%s'", file, what, name);
+    const char *near = prog_suggest(p, name, strlen(name), NAME_BIT(kind));
+    if (near) {
+        fprintf(stderr, "; did you mean '%s'?\n", near);
+        return;
+    }
+    int n = 0;
+    for (const Name *m = p->names; m; m = m->next) /* newest first: listed in declaration order below */
+        n += m->kind == kind;
+    const char **list = mem_calloc((size_t)n + 1, sizeof *list);
+    int i = n;
+    for (const Name *m = p->names; m; m = m->next)
+        if (m->kind == kind)
+            list[--i] = m->name;
+    if (n) {
+        fprintf(stderr, " (%ss: %s", what, list[0]);
+        for (i = 1; i < n; i++)
+            fprintf(stderr, ", %s", list[i]);
+        fputc(')', stderr);
+    }
+    fputc('\n', stderr);
+    free(list);
+}
+
+int drv_no_options(const char *cmd, int argc, char **argv, int from)
+{
+    static const char *const known[] = {"--help", "--color", NULL};
+    for (int i = from; i < argc; i++)
+        if (drv_is_option(argv[i]))
+            return drv_unknown_option(cmd, argv[i], known);
+    return DRV_EXIT_OK;
+}
+
+bool drv_is_option(const char *arg) { return arg[0] == '-' && arg[1] && !(arg[1] >= '0' && arg[1] <= '9'); }
+
+/* Reads all of f into a malloc'ed buffer (*len bytes); NULL with errno set when it cannot. */
+static char *read_stream(FILE *f, size_t *len)
+{
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
     for (;;) {
@@ -27,26 +77,63 @@ static char *read_file(const char *path, size_t *len)
             char *b = realloc(buf, cap);
             if (!b) {
                 free(buf);
-                fclose(f);
                 errno = ENOMEM;
                 return NULL;
             }
             buf = b;
+        }
+        if (!buf) {
+            errno = ENOMEM;
+            return NULL;
         }
         size_t r = fread(buf + n, 1, cap - n, f);
         n += r;
         if (r == 0)
             break;
     }
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
+    if (ferror(f)) {
+        int e = errno;
         free(buf);
-        errno = EIO;
+        errno = e == EISDIR ? EISDIR : EIO;
         return NULL;
     }
     *len = n;
     return buf;
+}
+
+/* Standard input, read once for the whole run (several FILE arguments, or a command loading twice, may be "-"). */
+static char *stdin_text;
+static size_t stdin_len;
+
+/* The bytes of path ("-": standard input), malloc'ed; NULL with errno set (EISDIR for a directory). */
+static char *read_file(const char *path, size_t *len)
+{
+    if (strcmp(path, "-") == 0) {
+        if (!stdin_text && !(stdin_text = read_stream(stdin, &stdin_len)))
+            return NULL;
+        char *copy = malloc(stdin_len + 1);
+        if (!copy) {
+            errno = ENOMEM;
+            return NULL;
+        }
+        memcpy(copy, stdin_text, stdin_len);
+        *len = stdin_len;
+        return copy;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        errno = EISDIR;
+        return NULL;
+    }
+    char *text = read_stream(f, len);
+    int e = errno;
+    fclose(f);
+    errno = e;
+    return text;
 }
 
 void drv_print_diags(const Prog *p, const Diag *from)
@@ -55,7 +142,7 @@ void drv_print_diags(const Prog *p, const Diag *from)
         size_t n = diag_format(d, NULL, 0);
         char *s = mem_alloc(n + 1);
         diag_format(d, s, n + 1);
-        fputs(s, stderr);
+        drv_put_diag(s, stderr);
         free(s);
     }
 }
@@ -103,7 +190,7 @@ Prog *drv_load_into(Prog *p, const char *arg, bool is_source)
             prog_free(p);
             return NULL;
         }
-        prog_parse(p, arg, text, len);
+        prog_parse(p, strcmp(arg, "-") == 0 ? "<stdin>" : arg, text, len);
         free(text);
     }
     if (p->diags.count) {

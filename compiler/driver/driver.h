@@ -13,16 +13,41 @@ enum { DRV_EXIT_OK = 0, DRV_EXIT_INPUT = 1, DRV_EXIT_USAGE = 2 };
 
 /* Prints "mapc: <fmt with arg>" and the --help hint to stderr; returns DRV_EXIT_USAGE. */
 int drv_usage_error(const char *fmt, const char *arg);
-/* Prints the program's diagnostics from `from` (NULL: all) to stderr. */
+/* Prints "mapc: unknown option 'ARG' for CMD", with "; did you mean 'X'?" when one of known (a NULL-terminated
+ * list of option names) is close to ARG's name (what comes before any '='), and the --help hint; returns
+ * DRV_EXIT_USAGE. */
+int drv_unknown_option(const char *cmd, const char *arg, const char *const *known);
+/* Prints "mapc: FILE declares no WHAT 'NAME'" and either "; did you mean 'X'?" (the closest name of that
+ * kind) or the list of the names of that kind, "(WHATs: A, B)". */
+void drv_no_such(const Prog *p, const char *file, const char *what, const char *name, NameKind kind);
+/* For the commands without options of their own: drv_unknown_option for the first option word of
+ * argv[from..argc), or DRV_EXIT_OK when there is none. */
+int drv_no_options(const char *cmd, int argc, char **argv, int from);
+/* Whether a command-line word is an option: '-' and then not a digit ("-" alone is standard input, "-1" a
+ * number). */
+bool drv_is_option(const char *arg);
+/* Prints the program's diagnostics from `from` (NULL: all) to stderr, coloured when drv_color_on(stderr). */
 void drv_print_diags(const Prog *p, const Diag *from);
+
+/* Colour (color.c): --color=auto (the default: when the stream is a terminal and NO_COLOR is unset or empty),
+ * always or never. */
+typedef enum { DRV_COLOR_AUTO, DRV_COLOR_ALWAYS, DRV_COLOR_NEVER } DrvColor;
+/* Sets the mode from its word; false (and nothing set) for another word. */
+bool drv_color_parse(const char *when);
+/* Whether what is printed to f is to be coloured: the one decision every coloured output asks. */
+bool drv_color_on(FILE *f);
+/* Prints one formatted diagnostic ("WHERE: error: MESSAGE", perhaps the source line and the caret line) to f,
+ * with the severity word (error, warning, note) and the caret coloured when drv_color_on(f). */
+void drv_put_diag(const char *text, FILE *f);
 /* The ISA kernel declarations are checked for: the host's best, or the environment's MAPC_ISA (avx512, avx2 or
  * portable; read by main), or a command's --isa. */
 extern TargetIsa drv_isa;
 /* Points the JIT's on-disk cache at $MAPC_CACHE_DIR (none when it is set but empty), else
  * $XDG_CACHE_HOME/mapc, else $HOME/.cache/mapc. false if out of memory. */
 bool drv_setup_cache(void);
-/* Loads and checks a program from a file (or, with is_source, from the text itself);
- * NULL after printing the diagnostics or the I/O error. */
+/* Loads and checks a program from a file ("-": standard input, named <stdin> in diagnostics; read once, every
+ * later "-" gets the same text) or, with is_source, from the text itself; NULL after printing the
+ * diagnostics or the I/O error (a directory is "cannot read DIR: Is a directory"). */
 Prog *drv_load(const char *arg, bool is_source);
 /* load into a program made (and perhaps configured, e.g. prog_override_axis) by the caller; p is
  * consumed: freed on failure. */

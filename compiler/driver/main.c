@@ -25,7 +25,10 @@ static const char usage_text[] =
     "  where FILE TENSOR INDEX       every unit and element position holding INDEX (an i![...] literal)\n"
     "\n"
     "NAME is a type defined in the program, or an inline m![...].\n"
+    "FILE '-' is standard input (named <stdin> in diagnostics).\n"
     "options: --help, --version; 'mapc COMMAND --help' describes one command.\n"
+    "  --color=auto|always|never   colour the diagnostics (before or after COMMAND; auto: when stderr is a\n"
+    "                              terminal and NO_COLOR is unset or empty; --color alone: always)\n"
     "exit status: 0 success (and \"equivalent\"), 1 an error in the input, a failed assertion\n"
     "or \"not equivalent\", 2 wrong command-line usage.\n"
     "environment: MAPC_ISA=avx512|avx2|portable checks and runs kernels for that ISA (default: the host's best).\n";
@@ -106,12 +109,36 @@ static int run_guarded(int (*run)(int, char **), int argc, char **argv)
     return status;
 }
 
+/* Takes the global --color[=WHEN] options out of argv (anywhere: before or after the command), keeping the
+ * other words in order; the new argc, or -1 after a usage error. */
+static int take_color_options(int argc, char **argv)
+{
+    int kept = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--color") == 0)
+            a = "--color=always";
+        if (strncmp(a, "--color=", 8) != 0) {
+            argv[kept++] = argv[i];
+            continue;
+        }
+        if (!drv_color_parse(a + 8)) {
+            drv_usage_error("--color takes auto, always or never, not '%s'", a + 8);
+            return -1;
+        }
+    }
+    argv[kept] = NULL;
+    return kept;
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
         const char *name;
         int (*run)(int, char **);
     } commands[] = {{"check", cmd_check}, {"eval", cmd_eval}, {"table", cmd_table}, {"equiv", cmd_equiv}, {"norm", cmd_norm}, {"lower", cmd_lower}, {"describe", cmd_describe}, {"emit", cmd_emit}, {"run", cmd_run}, {"where", cmd_where}};
+    if ((argc = take_color_options(argc, argv)) < 0)
+        return DRV_EXIT_USAGE;
     if (argc < 2)
         return drv_usage_error("no command given%s", "");
     /* MAPC_ISA=avx512|avx2|portable checks (and runs) kernels for that ISA instead of the host's best */
@@ -143,5 +170,20 @@ int main(int argc, char **argv)
             }
         return run_guarded(commands[i].run, argc - 2, argv + 2);
     }
-    return drv_usage_error("unknown command '%s'", argv[1]);
+    const char *names[sizeof commands / sizeof *commands + 4] = {NULL};
+    size_t n = 0;
+    if (drv_is_option(argv[1])) {
+        names[n++] = "--help";
+        names[n++] = "--version";
+        names[n++] = "--color";
+    } else {
+        for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+            names[n++] = commands[i].name;
+    }
+    const char *near = suggest_among(argv[1], names);
+    fprintf(stderr, "mapc: unknown %s '%s'", drv_is_option(argv[1]) ? "option" : "command", argv[1]);
+    if (near)
+        fprintf(stderr, "; did you mean '%s'?", near);
+    fputs("\nTry 'mapc --help'.\n", stderr);
+    return DRV_EXIT_USAGE;
 }

@@ -32,7 +32,8 @@ const Map *sema_symbol(Parser *ps, Token name)
         if (is_defining(ps, name))
             diag_error(D(ps), name.loc, "type '%.*s' refers to itself", (int)name.len, name.s);
         else
-            diag_error(D(ps), name.loc, "undeclared axis '%.*s'", (int)name.len, name.s);
+            diag_error(D(ps), name.loc, "undeclared axis '%.*s'%s", (int)name.len, name.s,
+                       prog_did_you_mean(ps->prog, name.s, name.len, NAME_BIT(NAME_AXIS)));
         return NULL;
     }
     if (n->kind == NAME_TYPE) {
@@ -64,7 +65,8 @@ const Map *sema_escape_type(Parser *ps, Token name)
         if (is_defining(ps, name))
             diag_error(D(ps), name.loc, "type '%.*s' refers to itself", (int)name.len, name.s);
         else
-            diag_error(D(ps), name.loc, "undefined name '%.*s'", (int)name.len, name.s);
+            diag_error(D(ps), name.loc, "undefined name '%.*s'%s", (int)name.len, name.s,
+                       prog_did_you_mean(ps->prog, name.s, name.len, NAME_BIT(NAME_TYPE) | NAME_BIT(NAME_CONST)));
         return NULL;
     }
     switch (n->kind) {
@@ -90,7 +92,8 @@ bool sema_escape_const(Parser *ps, Token name, uint64_t *value)
 {
     const Name *n = sema_lookup(ps, name);
     if (!n) {
-        diag_error(D(ps), name.loc, "undefined constant '%.*s'", (int)name.len, name.s);
+        diag_error(D(ps), name.loc, "undefined constant '%.*s'%s", (int)name.len, name.s,
+                   prog_did_you_mean(ps->prog, name.s, name.len, NAME_BIT(NAME_CONST)));
         return false;
     }
     if (n->kind != NAME_CONST) {
@@ -193,7 +196,8 @@ const Map *sema_type_ref(Parser *ps, Token name)
 {
     const Name *n = sema_lookup(ps, name);
     if (!n) {
-        diag_error(D(ps), name.loc, "undefined mapping '%.*s'", (int)name.len, name.s);
+        diag_error(D(ps), name.loc, "undefined mapping '%.*s'%s", (int)name.len, name.s,
+                   prog_did_you_mean(ps->prog, name.s, name.len, NAME_BIT(NAME_TYPE)));
         return NULL;
     }
     if (n->kind != NAME_TYPE) {

@@ -56,7 +56,8 @@ static const TensorDecl *operand_tensor(Parser *ps, Token t)
 {
     const Name *n = sema_lookup(ps, t);
     if (!n) {
-        diag_error(D(ps), t.loc, "undefined tensor '%.*s'", (int)t.len, t.s);
+        diag_error(D(ps), t.loc, "undefined tensor '%.*s'%s", (int)t.len, t.s,
+                   prog_did_you_mean(ps->prog, t.s, t.len, NAME_BIT(NAME_TENSOR)));
         return NULL;
     }
     if (n->kind != NAME_TENSOR) {
@@ -78,7 +79,8 @@ static int operand_axis(Parser *ps, Token t)
 {
     const Name *n = sema_lookup(ps, t);
     if (!n) {
-        diag_error(D(ps), t.loc, "undeclared axis '%.*s'", (int)t.len, t.s);
+        diag_error(D(ps), t.loc, "undeclared axis '%.*s'%s", (int)t.len, t.s,
+                   prog_did_you_mean(ps->prog, t.s, t.len, NAME_BIT(NAME_AXIS)));
         return -1;
     }
     if (n->kind != NAME_AXIS) {

@@ -11,6 +11,8 @@ comments carry directives, one per line:
   // RUN-RAW: ARGS...      runs `mapc ARGS...` as written; the word %s stands for FILE
   // EXIT: N               expected exit status of the RUN line above it (before any RUN line:
                            the default of every RUN line); otherwise 0
+  // STDIN: FILE           the standard input of the RUN line above it is FILE, relative to the
+                           case's directory (%s: the case itself); otherwise it is empty
   // CONTAINS: TEXT        stdout contains TEXT (then NAME.out is optional)
   // ERR-CONTAINS: TEXT    stderr contains TEXT (then NAME.err is optional)
 
@@ -33,13 +35,13 @@ import subprocess
 import sys
 import tempfile
 
-DIRECTIVE = re.compile(r"^\s*//\s*(RUN|RUN-RAW|EXIT|CONTAINS|ERR-CONTAINS):\s?(.*?)\s*$")
+DIRECTIVE = re.compile(r"^\s*//\s*(RUN|RUN-RAW|EXIT|STDIN|CONTAINS|ERR-CONTAINS):\s?(.*?)\s*$")
 VALGRIND_STATUS = 97
 SANITIZER_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:", "UndefinedBehaviorSanitizer")
 
 
 def parse_case(path):
-    """The runs (argv, expected status), stdout and stderr substrings of one case."""
+    """The runs (argv, expected status, stdin file or None), stdout and stderr substrings of one case."""
     runs, contains, err_contains = [], [], []
     default_exit = 0
     with open(path, "rb") as f:
@@ -53,15 +55,19 @@ def parse_case(path):
             words = shlex.split(arg)
             if not words:
                 raise ValueError("empty RUN directive")
-            runs.append([[words[0], os.path.basename(path)] + words[1:], None])
+            runs.append([[words[0], os.path.basename(path)] + words[1:], None, None])
         elif kind == "RUN-RAW":
             words = [os.path.basename(path) if w == "%s" else w for w in shlex.split(arg)]
-            runs.append([words, None])
+            runs.append([words, None, None])
         elif kind == "EXIT":
             if runs:
                 runs[-1][1] = int(arg)
             else:
                 default_exit = int(arg)
+        elif kind == "STDIN":
+            if not runs:
+                raise ValueError("STDIN before any RUN directive")
+            runs[-1][2] = os.path.basename(path) if arg == "%s" else arg
         elif kind == "CONTAINS":
             contains.append(arg)
         else:
@@ -95,7 +101,7 @@ def run_case(mapc, path, valgrind, verbose):
         return ["no RUN directive"]
     cwd = os.path.dirname(os.path.abspath(path))
     problems, out, err = [], "", ""
-    for argv, want_status in runs:
+    for argv, want_status, stdin_file in runs:
         cmd = [mapc] + argv
         log = None
         if valgrind:
@@ -104,7 +110,11 @@ def run_case(mapc, path, valgrind, verbose):
             cmd = ["valgrind", "--leak-check=full", "--errors-for-leak-kinds=definite,indirect",
                    "--error-exitcode=%d" % VALGRIND_STATUS, "--log-file=" + log, "-q"] + cmd
         try:
-            p = subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+            if stdin_file is None:
+                p = subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+            else:
+                with open(os.path.join(cwd, stdin_file), "rb") as f:
+                    p = subprocess.run(cmd, cwd=cwd, stdin=f, capture_output=True, timeout=120)
         except subprocess.TimeoutExpired:
             problems.append("timeout: %s" % shlex.join(argv))
             continue
