@@ -135,6 +135,16 @@ const Map *tensor_layout(Arena *a, MemKind mem, const Map *const *maps, MapWhy w
 bool tensor_check(const Prog *p, MemKind mem, ElemType elem, const Map *const *maps, const bool *axes,
                   const TensorLimits *lim, char *why, size_t size);
 
+/* ---- Where a declared tensor holds an index (tensor_where.c) ---- */
+
+/* The tensor's axes as naxes flags in p's arena: its named axes, else those its layout uses. */
+bool *tensor_axis_flags(Prog *p, const TensorDecl *t, const Map *layout);
+/* The layout positions of tensor_layout(t) holding the index idx[naxes] (a live cell's coordinates), in
+ * increasing order: their number, and the first min(number, cap) of them in out; with the reason in why[size],
+ * -1 when a coordinate of an axis that is not the tensor's is not 0, -2 when the question is undecided. */
+int64_t tensor_where(Prog *p, const TensorDecl *t, const uint64_t *idx, uint64_t *out, size_t cap, char *why,
+                     size_t size);
+
 /* ---- GEMM panel layouts (panel.c): the DM formats in which the micro-kernel reads packed tiles ---- */
 
 /* Widest panel (rows of a panel) and the K groups panel_recognize tries. */

@@ -169,8 +169,13 @@ mapc_status mapc_type_name(const mapc_program *p, int i, const char **name)
     return MAPC_OK;
 }
 
-/* A type by name, or an inline "m![...]" parsed against the program (diagnostics appended). */
-static mapc_status resolve(mapc_program *p, const char *name, const Map **m)
+mapc_status api_refuse(mapc_program *p, mapc_status s, const char *msg)
+{
+    diag_error(&p->prog->diags, (Loc){0}, "%s", msg);
+    return s;
+}
+
+mapc_status api_resolve(mapc_program *p, const char *name, const Map **m)
 {
     if (!p || !name)
         return MAPC_ERR_ARGUMENT;
@@ -194,7 +199,7 @@ static mapc_status type_size_body(mapc_program *p, const char *name, uint64_t *s
     const Map *m;
     if (!size)
         return MAPC_ERR_ARGUMENT;
-    mapc_status s = resolve(p, name, &m);
+    mapc_status s = api_resolve(p, name, &m);
     if (s == MAPC_OK)
         *size = m->size;
     return s;
@@ -210,7 +215,7 @@ static mapc_status eval_body(mapc_program *p, const char *name, uint64_t pos, in
     const Map *m;
     if (!kind || !coords)
         return MAPC_ERR_ARGUMENT;
-    mapc_status s = resolve(p, name, &m);
+    mapc_status s = api_resolve(p, name, &m);
     if (s != MAPC_OK)
         return s;
     int na = p->prog->naxes;
@@ -243,9 +248,9 @@ static mapc_status equiv_body(mapc_program *p, const char *name1, const char *na
     const Map *a, *b;
     if (!equivalent)
         return MAPC_ERR_ARGUMENT;
-    mapc_status s = resolve(p, name1, &a);
+    mapc_status s = api_resolve(p, name1, &a);
     if (s == MAPC_OK)
-        s = resolve(p, name2, &b);
+        s = api_resolve(p, name2, &b);
     if (s != MAPC_OK)
         return s;
     int na = p->prog->naxes;

@@ -26,13 +26,6 @@ void mapc_kernel_free(mapc_kernel *k)
     free(k);
 }
 
-/* Appends a diagnostic without a source position to the program (what the kernel calls report). */
-static mapc_status refuse(mapc_program *p, mapc_status s, const char *msg)
-{
-    diag_error(&p->prog->diags, (Loc){0}, "%s", msg);
-    return s;
-}
-
 static mapc_status kernel_create_body(mapc_program *p, const char *name, const mapc_kernel_options *opts,
                                       mapc_kernel **out)
 {
@@ -45,7 +38,7 @@ static mapc_status kernel_create_body(mapc_program *p, const char *name, const m
         return MAPC_ERR_INPUT;
     mapc_kernel_options o = opts ? *opts : (mapc_kernel_options){0};
     if (o.threads < 0 || o.threads > 1024)
-        return refuse(p, MAPC_ERR_ARGUMENT, "kernel threads must be 0 (one) to 1024");
+        return api_refuse(p, MAPC_ERR_ARGUMENT, "kernel threads must be 0 (one) to 1024");
     const Prog *prog = p->prog;
     const KernelDecl *decl = NULL;
     for (int i = 0; i < prog->nkernels && !decl; i++)
@@ -56,7 +49,7 @@ static mapc_status kernel_create_body(mapc_program *p, const char *name, const m
     if (!target_host_supports(decl->isa)) {
         char msg[160];
         snprintf(msg, sizeof msg, "kernel %s: the host CPU cannot run the %s kernels", name, target_isa_name(decl->isa));
-        return refuse(p, MAPC_ERR_BACKEND, msg);
+        return api_refuse(p, MAPC_ERR_BACKEND, msg);
     }
     mapc_kernel *k = calloc(1, sizeof *k);
     if (!k)
@@ -66,7 +59,7 @@ static mapc_status kernel_create_body(mapc_program *p, const char *name, const m
     char err[512];
     if (!(k->jit = gemm_jit_kernel_new(p->prog, decl, err, sizeof err))) {
         free(k);
-        return refuse(p, strstr(err, "out of memory") ? MAPC_ERR_NOMEM : MAPC_ERR_BACKEND, err);
+        return api_refuse(p, strstr(err, "out of memory") ? MAPC_ERR_NOMEM : MAPC_ERR_BACKEND, err);
     }
     const CgAotKernel *d = gemm_jit_kernel_descriptor(k->jit);
     for (int i = 0; i < 3; i++)
@@ -79,7 +72,7 @@ static mapc_status kernel_create_body(mapc_program *p, const char *name, const m
     free(zero);
     if (r) {
         mapc_kernel_free(k);
-        return refuse(p, zero ? MAPC_ERR_BACKEND : MAPC_ERR_NOMEM, zero ? err : "out of memory");
+        return api_refuse(p, zero ? MAPC_ERR_BACKEND : MAPC_ERR_NOMEM, zero ? err : "out of memory");
     }
     *out = k;
     return MAPC_OK;

@@ -107,6 +107,25 @@ mapc_status mapc_eval(mapc_program *p, const char *name, uint64_t pos, int *kind
  * cells differ (may be NULL). MAPC_ERR_UNDECIDED if the decision exceeded its budget. */
 mapc_status mapc_equiv(mapc_program *p, const char *name1, const char *name2, int *equivalent, uint64_t *pos);
 
+/* The normal form of the mapping name (a type, or an inline "m![...]", which mutates) as a valid m![...] line:
+ * equivalent to it, and the same for every equivalent mapping. *out is malloc'ed (the caller frees it with
+ * free()); NULL unless MAPC_OK. */
+mapc_status mapc_norm(mapc_program *p, const char *name, char **out);
+
+/* A unit and element position of a tensor: chip, cluster and slice (DmTensor), chip (HbmTensor; cluster and
+ * slice 0), or none (HostTensor: all three 0); element is the position within the unit. */
+typedef struct mapc_place {
+    uint64_t chip, cluster, slice, element;
+} mapc_place;
+
+/* Where the declared tensor holds index (an "i![...]" literal; omitted axes are 0): every unit and element
+ * position, in layout order (replicas included). *count receives their number (0: nowhere), places[0..cap)
+ * the first min(count, cap) of them (places may be NULL when cap is 0). Mutates (diagnostics): MAPC_ERR_INPUT
+ * for an index with errors, MAPC_ERR_ARGUMENT for a padding cell or a coordinate on an axis the tensor does
+ * not have, MAPC_ERR_UNDECIDED; MAPC_ERR_NOT_FOUND when no tensor has that name. Decided symbolically. */
+mapc_status mapc_where(mapc_program *p, const char *tensor, const char *index, mapc_place *places, size_t cap,
+                       size_t *count);
+
 /* ---- the JIT ---- */
 
 typedef struct mapc_jit_options {

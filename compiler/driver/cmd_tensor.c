@@ -21,17 +21,6 @@ static const TensorDecl *find_tensor(const Prog *p, const char *file, const char
     return NULL;
 }
 
-/* The tensor's axes as flags (its named axes, else those its layout uses), in p's arena. */
-static bool *tensor_axes(Prog *p, const TensorDecl *t, const Map *layout)
-{
-    bool *axes = arena_alloc(&p->arena, (size_t)p->naxes + 1);
-    if (t->axes)
-        memcpy(axes, t->axes, (size_t)t->axes_n);
-    else
-        map_mark_axes(layout, axes);
-    return axes;
-}
-
 /* "chip C, cluster L, slice S, element P" (DmTensor), "chip C, element P" (HbmTensor), "element P" (HostTensor)
  * of layout position pos. */
 static void print_unit(MemKind mem, TensorUnits u, uint64_t pos, const char *end)
@@ -59,7 +48,6 @@ int cmd_where(int argc, char **argv)
     const TensorDecl *t = find_tensor(p, argv[0], argv[1]);
     int status = DRV_EXIT_INPUT;
     uint64_t *out = NULL;
-    Eqv *q = NULL;
     Cell c = {.coord = mem_calloc((size_t)p->naxes + 1, sizeof(uint64_t))};
     if (!t)
         goto done;
@@ -71,20 +59,11 @@ int cmd_where(int argc, char **argv)
         fprintf(stderr, "mapc: %s is %s, not an index\n", argv[2], cell_kind_name(c.kind));
         goto done;
     }
-    MapWhy why;
-    const Map *layout = tensor_layout(&p->arena, t->mem, t->maps, why);
-    bool *axes = tensor_axes(p, t, layout);
-    for (int a = 0; a < p->naxes; a++)
-        if (!axes[a] && c.coord[a]) {
-            fprintf(stderr, "mapc: %s is not an axis of tensor %s, so its coordinate in %s must be 0\n",
-                    p->axes[a].name, t->name, argv[2]);
-            goto done;
-        }
-    q = eqv_new(p);
     out = mem_alloc(WHERE_MAX_LINES * sizeof *out);
-    int64_t n = layout_positions(q, layout, axes, c.coord, out, WHERE_MAX_LINES);
+    char why[512];
+    int64_t n = tensor_where(p, t, c.coord, out, WHERE_MAX_LINES, why, sizeof why);
     if (n < 0) {
-        fprintf(stderr, "mapc: cannot decide where tensor %s holds %s: %s\n", t->name, argv[2], eqv_error(q));
+        fprintf(stderr, "mapc: %s: %s\n", argv[2], why);
         goto done;
     }
     TensorUnits u = tensor_units(t->mem, t->maps);
@@ -98,7 +77,6 @@ int cmd_where(int argc, char **argv)
 done:
     free(out);
     free(c.coord);
-    eqv_free(q);
     prog_free(p);
     return status;
 }
@@ -116,7 +94,7 @@ int drv_tensor_table(Prog *p, const TensorDecl *t)
 {
     MapWhy why;
     const Map *layout = tensor_layout(&p->arena, t->mem, t->maps, why);
-    bool *axes = tensor_axes(p, t, layout);
+    bool *axes = tensor_axis_flags(p, t, layout);
     TensorUnits u = tensor_units(t->mem, t->maps);
     uint64_t units = u.chips * u.clusters * u.slices;
     printf("tensor %s: %s<%s", t->name, mem_kind_tensor(t->mem), elem_type_name(t->elem));
