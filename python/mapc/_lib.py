@@ -1,0 +1,113 @@
+"""_lib.py — finds and loads libmapc.so and declares the C signatures of mapc.h for ctypes."""
+
+import ctypes
+import ctypes.util
+import glob
+import os
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _files():
+    """The files libmapc may be, in the order find_library tries them."""
+    yield from sorted(glob.glob(os.path.join(_HERE, "libmapc.so*")))  # a copy inside the package
+    try:
+        from . import _install  # written by meson install: the library's installed directory
+        yield from sorted(glob.glob(os.path.join(_install.LIBDIR, "libmapc.so*")))
+    except ImportError:
+        pass
+    root = os.path.dirname(os.path.dirname(_HERE))  # python/mapc -> the source tree
+    yield os.path.join(root, "build", "compiler", "api", "libmapc.so")
+    yield from sorted(glob.glob(os.path.join(root, "*", "compiler", "api", "libmapc.so")))
+
+
+def find_library():
+    """The path of libmapc: $MAPC_LIBRARY when set, else a copy inside this package, else the installed
+    library directory, else a meson build tree of the source tree this package is in, else the system's
+    search (ctypes.util.find_library). Raises OSError naming what was tried."""
+    env = os.environ.get("MAPC_LIBRARY")
+    if env:
+        return env
+    tried = []
+    for path in _files():
+        if os.path.isfile(path):
+            return path
+        tried.append(path)
+    found = ctypes.util.find_library("mapc")
+    if found:
+        return found
+    raise OSError("libmapc.so not found (tried %s and the system's library path); set MAPC_LIBRARY to its path"
+                  % ", ".join(tried))
+
+
+class Place(ctypes.Structure):
+    _fields_ = [("chip", ctypes.c_uint64), ("cluster", ctypes.c_uint64), ("slice", ctypes.c_uint64),
+                ("element", ctypes.c_uint64)]
+
+
+class JitOptions(ctypes.Structure):
+    _fields_ = [("opt_level", ctypes.c_int), ("cpu", ctypes.c_char_p), ("prefix", ctypes.c_char_p)]
+
+
+class KernelOptions(ctypes.Structure):
+    _fields_ = [("threads", ctypes.c_int)]
+
+
+class DrawOptions(ctypes.Structure):
+    _fields_ = [("format", ctypes.c_int), ("color", ctypes.c_char_p), ("rows", ctypes.c_int64)]
+
+
+CELL_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_uint64, ctypes.POINTER(ctypes.c_int64))
+OFFSET_FN = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.POINTER(ctypes.c_int64))
+
+_P, _S, _VP = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p
+_U64, _I64, _SZ, _I = ctypes.c_uint64, ctypes.c_int64, ctypes.c_size_t, ctypes.c_int
+_PTR = ctypes.POINTER
+
+# name: (result type, argument types); every status is an int
+_SIGNATURES = {
+    "mapc_version": (_S, []),
+    "mapc_status_string": (_S, [_I]),
+    "mapc_compile_string": (_I, [_S, _S, _SZ, _PTR(_P)]),
+    "mapc_compile_file": (_I, [_S, _PTR(_P)]),
+    "mapc_program_free": (None, [_P]),
+    "mapc_diag_count": (_SZ, [_P]),
+    "mapc_diag_text": (_S, [_P, _SZ]),
+    "mapc_axis_count": (_I, [_P]),
+    "mapc_axis": (_I, [_P, _I, _PTR(_S), _PTR(_U64)]),
+    "mapc_type_count": (_I, [_P]),
+    "mapc_type_name": (_I, [_P, _I, _PTR(_S)]),
+    "mapc_type_size": (_I, [_P, _S, _PTR(_U64)]),
+    "mapc_eval": (_I, [_P, _S, _U64, _PTR(_I), _PTR(_I64)]),
+    "mapc_equiv": (_I, [_P, _S, _S, _PTR(_I), _PTR(_U64)]),
+    "mapc_norm": (_I, [_P, _S, _PTR(_VP)]),
+    "mapc_where": (_I, [_P, _S, _S, _PTR(Place), _SZ, _PTR(_SZ)]),
+    "mapc_jit_create": (_I, [_P, _PTR(JitOptions), _PTR(_P)]),
+    "mapc_jit_cell": (_I, [_P, _S, _PTR(_VP)]),
+    "mapc_jit_offset": (_I, [_P, _S, _PTR(_VP)]),
+    "mapc_jit_free": (None, [_P]),
+    "mapc_kernel_create": (_I, [_P, _S, _PTR(KernelOptions), _PTR(_P)]),
+    "mapc_kernel_operand_bytes": (_SZ, [_P, _I]),
+    "mapc_kernel_run": (_I, [_P, _VP, _VP, _VP, ctypes.c_double, ctypes.c_double]),
+    "mapc_kernel_error": (_S, [_P]),
+    "mapc_kernel_free": (None, [_P]),
+    "mapc_draw": (_I, [_P, _S, _PTR(DrawOptions), _PTR(_VP), _PTR(_SZ)]),  # when the library has it
+}
+
+
+def load(path=None):
+    """The loaded library (at path, else find_library()) with its signatures declared; functions the
+    library lacks (mapc_draw in an older one) are simply absent: hasattr(lib, name) tells."""
+    lib = ctypes.CDLL(path or find_library())
+    for name, (res, args) in _SIGNATURES.items():
+        try:
+            fn = getattr(lib, name)
+        except AttributeError:
+            continue
+        fn.restype, fn.argtypes = res, args
+    return lib
+
+
+lib = load()
+libc = ctypes.CDLL(None)  # free() of the strings and buffers the library returns
+libc.free.argtypes, libc.free.restype = [ctypes.c_void_p], None

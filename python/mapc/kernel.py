@@ -1,0 +1,83 @@
+"""kernel.py — a program's declared GEMM kernel run on caller buffers laid out as its operands' tensors
+(numpy arrays when numpy is there, or bytearray / memoryview / bytes)."""
+
+import ctypes
+
+from ._lib import KernelOptions, lib
+from .errors import ERR_ARGUMENT, OK, ArgumentError, status_error
+from .program import _b
+
+
+def _pointer(obj, nbytes, writable, what):
+    """(address, keep-alive object) of a C-contiguous buffer of exactly nbytes bytes; ArgumentError
+    otherwise (a read-only buffer where the kernel writes, a strided view, the wrong size)."""
+    if hasattr(obj, "__array_interface__") and hasattr(obj, "ctypes"):  # a numpy array
+        if not obj.flags["C_CONTIGUOUS"]:
+            raise ArgumentError(ERR_ARGUMENT, "%s must be C-contiguous" % what)
+        if writable and not obj.flags["WRITEABLE"]:
+            raise ArgumentError(ERR_ARGUMENT, "%s must be writable" % what)
+        size, addr, keep = obj.nbytes, obj.ctypes.data, obj
+    else:
+        try:
+            view = memoryview(obj)
+        except TypeError:
+            raise TypeError("%s must be a numpy array or a buffer (bytearray, memoryview, bytes), not %s"
+                            % (what, type(obj).__name__)) from None
+        if not view.c_contiguous:
+            raise ArgumentError(ERR_ARGUMENT, "%s must be C-contiguous" % what)
+        if view.readonly and writable:
+            raise ArgumentError(ERR_ARGUMENT, "%s must be writable (a bytearray, not bytes)" % what)
+        size = view.nbytes
+        if view.readonly:  # bytes: read in place through a borrowed char pointer
+            keep = view.tobytes() if not isinstance(obj, bytes) else obj
+            addr = ctypes.cast(ctypes.c_char_p(keep), ctypes.c_void_p).value
+        else:
+            keep = (ctypes.c_char * size).from_buffer(view.cast("B")) if size else None
+            addr = ctypes.addressof(keep) if size else None
+    if size != nbytes:
+        raise ArgumentError(ERR_ARGUMENT, "%s holds %d bytes; the operand's tensor has %d" % (what, size, nbytes))
+    return addr, keep
+
+
+class Kernel:
+    """A declared kernel (Program.kernel): C <- alpha*A*B + beta*C on buffers in the operands' declared
+    layouts (each tensor's buffer, chip after chip, element position by element position). It uses its
+    program, which stays alive while the kernel does."""
+
+    def __init__(self, program, name, threads=1):
+        if not isinstance(threads, int) or threads < 1:
+            raise ValueError("threads must be a positive integer, not %r" % (threads,))
+        h = ctypes.c_void_p()
+        program._call("kernel %s" % name, lib.mapc_kernel_create, _b(name), ctypes.byref(KernelOptions(threads)),
+                      ctypes.byref(h))
+        self._h, self.name, self._program = h, name, program
+        program._children.add(self)
+        self.operand_bytes = tuple(lib.mapc_kernel_operand_bytes(h, i) for i in range(3))
+
+    def close(self):
+        if self._h:
+            lib.mapc_kernel_free(self._h)
+            self._h = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    def run(self, a, b, c, alpha=1.0, beta=0.0):
+        """Runs the kernel: c is overwritten with alpha*a*b + beta*c (c read only when beta != 0). Each
+        buffer holds exactly operand_bytes[i] bytes; c must be writable. Returns c."""
+        if not self._h:
+            raise ValueError("the kernel is closed")
+        pa, ka = _pointer(a, self.operand_bytes[0], False, "A")
+        pb, kb = _pointer(b, self.operand_bytes[1], False, "B")
+        pc, kc = _pointer(c, self.operand_bytes[2], True, "C")
+        st = lib.mapc_kernel_run(self._h, pa, pb, pc, float(alpha), float(beta))
+        del ka, kb, kc
+        if st != OK:
+            raise status_error(st, "run %s: %s" % (self.name, lib.mapc_kernel_error(self._h).decode()))
+        return c

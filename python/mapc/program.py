@@ -1,0 +1,229 @@
+"""program.py — a compiled mapping program: its axes and types, the interpreter (eval), equivalence with a
+counterexample, normal forms, where tensors hold indices, and drawings; errors raise exceptions."""
+
+import collections
+import ctypes
+import os
+import weakref
+
+from ._lib import DrawOptions, Place as _PlaceC, lib, libc
+from .errors import OK, status_error
+
+KINDS = ("live", "pad(top)", "pad(zero)", "pad(bottom)", "oob", "overflow")
+DRAW_FORMATS = {"svg": 0, "png": 1, "html": 2}
+
+Place = collections.namedtuple("Place", "chip cluster slice element")
+Place.__doc__ = "A unit and element position of a tensor (cluster and slice 0 outside DM, chip 0 on the host)."
+
+
+class Cell:
+    """The cell of one position: .kind (one of KINDS) and .coords (one int per axis, in declaration order;
+    all 0 unless live). str() is mapc's printed form: {A:1, B:7} (zero coordinates left out), pad(top), ..."""
+
+    __slots__ = ("kind", "coords", "axes")
+
+    def __init__(self, kind, coords, axes):
+        self.kind, self.coords, self.axes = kind, tuple(coords), tuple(axes)
+
+    @property
+    def live(self):
+        return self.kind == "live"
+
+    def as_dict(self):
+        """{axis name: coordinate} of every axis."""
+        return dict(zip(self.axes, self.coords))
+
+    def __eq__(self, other):
+        return isinstance(other, Cell) and (self.kind, self.coords) == (other.kind, other.coords)
+
+    def __hash__(self):
+        return hash((self.kind, self.coords))
+
+    def __str__(self):
+        if not self.live:
+            return self.kind
+        return "{" + ", ".join("%s:%d" % (a, c) for a, c in zip(self.axes, self.coords) if c) + "}"
+
+    def __repr__(self):
+        return "Cell(%s)" % self
+
+
+class Counterexample(collections.namedtuple("Counterexample", "position cell1 cell2 sizes")):
+    """Why two mappings are not equivalent: the smallest position where their cells differ (position, cell1,
+    cell2; sizes None), or their sizes when those differ (sizes = (size1, size2), the rest None). str() is
+    mapc equiv's text after "not equivalent: "."""
+
+    def __str__(self):
+        if self.sizes:
+            return "sizes %d vs %d" % self.sizes
+        return "position %d: %s vs %s" % (self.position, self.cell1, self.cell2)
+
+
+def _b(s):
+    return s.encode() if isinstance(s, str) else s
+
+
+def compile(text, name="<string>"):
+    """Compiles program text (str or bytes; name labels its diagnostics). Raises CompileError carrying
+    every diagnostic when the program has errors."""
+    data = _b(text)
+    h = ctypes.c_void_p()
+    st = lib.mapc_compile_string(_b(name), data, len(data), ctypes.byref(h))
+    return Program._from(st, h, "compile %s" % name)
+
+
+def compile_file(path):
+    """Compiles the file at path (diagnostics name it). Raises OSError when it cannot be read, CompileError
+    when the program has errors."""
+    h = ctypes.c_void_p()
+    st = lib.mapc_compile_file(os.fsencode(path), ctypes.byref(h))
+    return Program._from(st, h, "compile %s" % os.fsdecode(path))
+
+
+class Program:
+    """A compiled program (from compile or compile_file). NAME arguments are type names or inline
+    "m![...]" mappings; a failed call raises with the diagnostics it produced."""
+
+    def __init__(self, handle):
+        self._h = handle
+        self._children = weakref.WeakSet()  # the kernels that use it: closed before it
+        n = lib.mapc_axis_count(handle)
+        axes = []
+        for i in range(n):
+            name, size = ctypes.c_char_p(), ctypes.c_uint64()
+            lib.mapc_axis(handle, i, ctypes.byref(name), ctypes.byref(size))
+            axes.append((name.value.decode(), size.value))
+        self.axes = axes
+        self.axis_names = tuple(a for a, _ in axes)
+
+    @classmethod
+    def _from(cls, st, h, what):
+        if st == OK:
+            return cls(h)
+        diags = []
+        if h.value:
+            diags = [lib.mapc_diag_text(h, i).decode() for i in range(lib.mapc_diag_count(h))]
+            lib.mapc_program_free(h)
+        raise status_error(st, what, diags)
+
+    # ---- lifetime ----
+    def close(self):
+        """Frees the program, closing first the kernels made from it."""
+        for k in list(self._children):
+            k.close()
+        if self._h:
+            lib.mapc_program_free(self._h)
+            self._h = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    @property
+    def handle(self):
+        if not self._h:
+            raise ValueError("the program is closed")
+        return self._h
+
+    # ---- calls ----
+    def _call(self, what, fn, *args):
+        """Runs fn(handle, *args); on a failed status raises with the diagnostics the call appended."""
+        h = self.handle
+        before = lib.mapc_diag_count(h)
+        st = fn(h, *args)
+        if st != OK:
+            diags = [lib.mapc_diag_text(h, i).decode() for i in range(before, lib.mapc_diag_count(h))]
+            raise status_error(st, what, diags)
+
+    @property
+    def types(self):
+        """The type names, in definition order."""
+        out = []
+        for i in range(lib.mapc_type_count(self.handle)):
+            name = ctypes.c_char_p()
+            lib.mapc_type_name(self.handle, i, ctypes.byref(name))
+            out.append(name.value.decode())
+        return out
+
+    def size(self, name):
+        """|E|: the number of positions of the mapping."""
+        size = ctypes.c_uint64()
+        self._call("size of %s" % name, lib.mapc_type_size, _b(name), ctypes.byref(size))
+        return size.value
+
+    def cell(self, kind, coords):
+        """A Cell of this program's axes (kind an int of mapc_cell_kind or a name of KINDS)."""
+        return Cell(KINDS[kind] if isinstance(kind, int) else kind, coords, self.axis_names)
+
+    def eval(self, name, pos):
+        """The Cell of buffer position pos of the mapping, by the reference interpreter."""
+        kind = ctypes.c_int()
+        coords = (ctypes.c_int64 * (len(self.axes) + 1))()
+        self._call("eval %s at %d" % (name, pos), lib.mapc_eval, _b(name), pos, ctypes.byref(kind), coords)
+        return self.cell(kind.value, coords[:len(self.axes)])
+
+    def equiv(self, name1, name2):
+        """(True, None) when the two mappings are equivalent, else (False, Counterexample)."""
+        eq, pos = ctypes.c_int(), ctypes.c_uint64()
+        self._call("equiv %s %s" % (name1, name2), lib.mapc_equiv, _b(name1), _b(name2), ctypes.byref(eq),
+                   ctypes.byref(pos))
+        if eq.value:
+            return True, None
+        s1, s2 = self.size(name1), self.size(name2)
+        if s1 != s2:
+            return False, Counterexample(None, None, None, (s1, s2))
+        p = pos.value
+        return False, Counterexample(p, self.eval(name1, p), self.eval(name2, p), None)
+
+    def norm(self, name):
+        """The normal form of the mapping as a valid m![...] line."""
+        out = ctypes.c_void_p()
+        self._call("norm %s" % name, lib.mapc_norm, _b(name), ctypes.byref(out))
+        try:
+            return ctypes.string_at(out).decode()
+        finally:
+            libc.free(out)
+
+    def where(self, tensor, index):
+        """Every unit and element position (Place) where the declared tensor holds index, in layout order
+        ([] when none does). index is an "i![A: 1, B: 2]" literal or a {axis: value} dict; omitted axes are 0."""
+        if isinstance(index, dict):
+            index = "i![" + ", ".join("%s: %d" % kv for kv in index.items()) + "]"
+        count = ctypes.c_size_t()
+        what = "where %s %s" % (tensor, index)
+        self._call(what, lib.mapc_where, _b(tensor), _b(index), None, 0, ctypes.byref(count))
+        n = count.value
+        places = (_PlaceC * max(n, 1))()
+        self._call(what, lib.mapc_where, _b(tensor), _b(index), places, n, ctypes.byref(count))
+        return [Place(p.chip, p.cluster, p.slice, p.element) for p in places[:n]]
+
+    def draw(self, name, format="svg", color=None, rows=0):
+        """The mapping (or tensor) drawn as SVG, PNG or HTML bytes (mapc_draw; color None: the default,
+        rows 0: all). NotImplementedError when this libmapc has no mapc_draw."""
+        if not hasattr(lib, "mapc_draw"):
+            raise NotImplementedError("this libmapc has no mapc_draw")
+        if format not in DRAW_FORMATS:
+            raise ValueError("format must be one of %s, not %r" % (", ".join(DRAW_FORMATS), format))
+        opts = DrawOptions(DRAW_FORMATS[format], _b(color) if color else None, rows)
+        out, length = ctypes.c_void_p(), ctypes.c_size_t()
+        self._call("draw %s" % name, lib.mapc_draw, _b(name), ctypes.byref(opts), ctypes.byref(out),
+                   ctypes.byref(length))
+        try:
+            return ctypes.string_at(out, length.value)
+        finally:
+            libc.free(out)
+
+    def jit(self, opt_level=2, cpu=None):
+        """Every type's layout functions compiled by LLVM's JIT (a Jit; independent of this program)."""
+        from .jit import Jit
+        return Jit(self, opt_level, cpu)
+
+    def kernel(self, name, threads=1):
+        """The declared GEMM kernel called name, compiled for this machine (a Kernel; it uses this program)."""
+        from .kernel import Kernel
+        return Kernel(self, name, threads)
