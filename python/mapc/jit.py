@@ -12,6 +12,8 @@ class Jit:
     """The compiled functions of every type of a program (Program.jit). Independent of the program once
     made; close() frees the code, after which its callables raise ValueError."""
 
+    _h = None  # the C object; None once closed (or when the constructor failed)
+
     def __init__(self, program, opt_level=2, cpu=None):
         if opt_level not in (0, 1, 2, 3):
             raise ValueError("opt_level must be 0 to 3, not %r" % (opt_level,))

@@ -44,6 +44,8 @@ class Kernel:
     layouts (each tensor's buffer, chip after chip, element position by element position). It uses its
     program, which stays alive while the kernel does."""
 
+    _h = None  # the C object; None once closed (or when the constructor failed)
+
     def __init__(self, program, name, threads=1):
         if not isinstance(threads, int) or threads < 1:
             raise ValueError("threads must be a positive integer, not %r" % (threads,))

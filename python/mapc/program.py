@@ -84,6 +84,8 @@ class Program:
     """A compiled program (from compile or compile_file). NAME arguments are type names or inline
     "m![...]" mappings; a failed call raises with the diagnostics it produced."""
 
+    _h = None  # the C object; None once closed (or when the constructor failed)
+
     def __init__(self, handle):
         self._h = handle
         self._children = weakref.WeakSet()  # the kernels that use it: closed before it

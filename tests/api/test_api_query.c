@@ -84,6 +84,22 @@ static void test_where(mapc_program *p)
     CHECK_EQ_INT(mapc_where(p, "H", "i![A: 1]", NULL, 4, &n), MAPC_ERR_ARGUMENT, "NULL places with cap 4");
 }
 
+/* A failed call's diagnostics do not make the program one "with errors": inline mappings and the JIT still
+ * work afterwards, also in a program without types. */
+static void test_after_failure(void)
+{
+    static const char axes_only[] = "axes![A = 8];\n";
+    mapc_program *p = NULL;
+    CHECK(mapc_compile_string("a.map", axes_only, strlen(axes_only), &p) == MAPC_OK, "compile axes only");
+    uint64_t size = 0;
+    CHECK_EQ_INT(mapc_type_size(p, "m![A, Q]", &size), MAPC_ERR_INPUT, "a bad inline mapping");
+    CHECK(mapc_type_size(p, "m![A / 2]", &size) == MAPC_OK && size == 4, "the next inline mapping works");
+    mapc_jit *j = NULL;
+    CHECK(mapc_jit_create(p, NULL, &j) == MAPC_OK && j, "the JIT after a failed call");
+    mapc_jit_free(j);
+    mapc_program_free(p);
+}
+
 int main(int argc, char **argv)
 {
     HarnessArgs args = {0};
@@ -93,6 +109,7 @@ int main(int argc, char **argv)
     if (p && mapc_diag_count(p) == 0) {
         test_norm(p);
         test_where(p);
+        test_after_failure();
     } else if (p) {
         harness_detail("%s", mapc_diag_text(p, 0));
     }
