@@ -44,10 +44,10 @@ _CLASSES = {ERR_INPUT: CompileError, ERR_ARGUMENT: ArgumentError, ERR_NOT_FOUND:
             ERR_UNDECIDED: UndecidedError, ERR_IO: OSError, ERR_NOMEM: MemoryError, ERR_BACKEND: BackendError}
 
 
-def status_error(status, what, diagnostics=()):
-    """The exception for a failed status: "WHAT: STATUS STRING" (an OSError or MemoryError for those
-    statuses, a MapcError subclass otherwise)."""
-    message = "%s: %s" % (what, lib.mapc_status_string(status).decode())
+def status_error(status, what, diagnostics=(), detail=None):
+    """The exception for a failed status: "WHAT: DETAIL", DETAIL by default the status's description (an
+    OSError or MemoryError for those statuses, a MapcError subclass otherwise)."""
+    message = "%s: %s" % (what, detail or lib.mapc_status_string(status).decode())
     cls = _CLASSES.get(status, MapcError)
     if cls is OSError or cls is MemoryError:
         return cls(message + "".join("\n" + d.rstrip("\n") for d in diagnostics))

@@ -81,5 +81,5 @@ class Kernel:
         st = lib.mapc_kernel_run(self._h, pa, pb, pc, float(alpha), float(beta))
         del ka, kb, kc
         if st != OK:
-            raise status_error(st, "run %s: %s" % (self.name, lib.mapc_kernel_error(self._h).decode()))
+            raise status_error(st, "run %s" % self.name, (), lib.mapc_kernel_error(self._h).decode() or None)
         return c

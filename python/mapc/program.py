@@ -3,11 +3,12 @@ counterexample, normal forms, where tensors hold indices, and drawings; errors r
 
 import collections
 import ctypes
+import difflib
 import os
 import weakref
 
 from ._lib import DrawOptions, Place as _PlaceC, lib, libc
-from .errors import OK, status_error
+from .errors import ERR_NOT_FOUND, OK, status_error
 
 KINDS = ("live", "pad(top)", "pad(zero)", "pad(bottom)", "oob", "overflow")
 DRAW_FORMATS = {"svg": 0, "png": 1, "html": 2}
@@ -133,14 +134,25 @@ class Program:
         return self._h
 
     # ---- calls ----
-    def _call(self, what, fn, *args):
-        """Runs fn(handle, *args); on a failed status raises with the diagnostics the call appended."""
+    def _call(self, what, fn, *args, names=()):
+        """Runs fn(handle, *args); on a failed status raises with the diagnostics the call appended. names:
+        the NAME arguments, so that an unknown one is named with the closest type ("did you mean")."""
         h = self.handle
         before = lib.mapc_diag_count(h)
         st = fn(h, *args)
         if st != OK:
             diags = [lib.mapc_diag_text(h, i).decode() for i in range(before, lib.mapc_diag_count(h))]
-            raise status_error(st, what, diags)
+            detail = self._unknown(names) if st == ERR_NOT_FOUND and names else None
+            raise status_error(st, what, diags, detail)
+
+    def _unknown(self, names):
+        """"no type 'X'; did you mean 'Y'?" (or the list of types) for the first of names that is no type."""
+        types = self.types
+        name = next((n for n in names if not n.startswith("m!") and n not in types), names[0])
+        close = difflib.get_close_matches(name, types, n=1)
+        if close:
+            return "no type '%s'; did you mean '%s'?" % (name, close[0])
+        return "no type '%s' (types: %s)" % (name, ", ".join(types) or "none")
 
     @property
     def types(self):
@@ -155,7 +167,7 @@ class Program:
     def size(self, name):
         """|E|: the number of positions of the mapping."""
         size = ctypes.c_uint64()
-        self._call("size of %s" % name, lib.mapc_type_size, _b(name), ctypes.byref(size))
+        self._call("size of %s" % name, lib.mapc_type_size, _b(name), ctypes.byref(size), names=(name,))
         return size.value
 
     def cell(self, kind, coords):
@@ -166,14 +178,15 @@ class Program:
         """The Cell of buffer position pos of the mapping, by the reference interpreter."""
         kind = ctypes.c_int()
         coords = (ctypes.c_int64 * (len(self.axes) + 1))()
-        self._call("eval %s at %d" % (name, pos), lib.mapc_eval, _b(name), pos, ctypes.byref(kind), coords)
+        self._call("eval %s at %d" % (name, pos), lib.mapc_eval, _b(name), pos, ctypes.byref(kind), coords,
+                   names=(name,))
         return self.cell(kind.value, coords[:len(self.axes)])
 
     def equiv(self, name1, name2):
         """(True, None) when the two mappings are equivalent, else (False, Counterexample)."""
         eq, pos = ctypes.c_int(), ctypes.c_uint64()
         self._call("equiv %s %s" % (name1, name2), lib.mapc_equiv, _b(name1), _b(name2), ctypes.byref(eq),
-                   ctypes.byref(pos))
+                   ctypes.byref(pos), names=(name1, name2))
         if eq.value:
             return True, None
         s1, s2 = self.size(name1), self.size(name2)
@@ -185,7 +198,7 @@ class Program:
     def norm(self, name):
         """The normal form of the mapping as a valid m![...] line."""
         out = ctypes.c_void_p()
-        self._call("norm %s" % name, lib.mapc_norm, _b(name), ctypes.byref(out))
+        self._call("norm %s" % name, lib.mapc_norm, _b(name), ctypes.byref(out), names=(name,))
         try:
             return ctypes.string_at(out).decode()
         finally:

@@ -239,7 +239,8 @@ def test_errors(tmp):
     prog = mapc.compile_file(path)
     check(str(prog.eval("RowMajor", 5)) == "{A:1, B:1}", "compile_file and eval")
     e = raises(mapc.NotFoundError, prog.eval, "RowMajr", 0)
-    check(e is not None and isinstance(e, LookupError), "an unknown type is NotFoundError (a LookupError)", e)
+    check(e is not None and isinstance(e, LookupError) and str(e) == "eval RowMajr at 0: no type 'RowMajr'; did you "
+          "mean 'RowMajor'?", "an unknown type is NotFoundError (a LookupError) with the closest type", e)
     e = raises(mapc.CompileError, prog.eval, "m![A, C]", 0)
     check(e is not None and "undeclared axis 'C'" in str(e), "an inline mapping's error carries its diagnostic", e)
     check(str(prog.eval("m![A # 10]", 9)) == "pad(top)" and prog.eval("RowMajor", 32).kind == "oob",
@@ -272,6 +273,33 @@ def test_errors(tmp):
     prog.close()
 
 
+def test_readme():
+    """The README's Python example runs as pasted and prints what its comments say (it needs numpy)."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(mapc.__file__))))
+    with open(os.path.join(root, "README.md")) as f:
+        text = f.read()
+    section = text[text.index("\n## Python\n"):]
+    code = section[section.index("```python\n") + 10:section.index("\n```\n")]
+    if numpy is None:
+        check("import numpy" in code, "the README's example is the numpy one (not run without numpy)")
+        return
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    said = [line.split("# ", 1)[1] for line in code.splitlines() if "print(" in line and "# " in line]
+    got = p.stdout.splitlines()
+    ok = p.returncode == 0 and len(got) == len(said) and all(
+        g == s for g, s in zip(got, said) if not s.startswith("two replicas"))  # that one describes
+    check(ok, "the README's Python example runs and prints what it says", p.stdout + p.stderr)
+
+
+def test_version():
+    """The package's version (python/pyproject.toml) is the library's."""
+    pyproject = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(mapc.__file__))), "pyproject.toml")
+    with open(pyproject) as f:
+        line = next(l for l in f if l.startswith("version"))
+    check(line.split("=")[1].strip().strip('"') == mapc.__version__, "pyproject.toml's version is libmapc's",
+          "%s vs %s" % (line.strip(), mapc.__version__))
+
+
 def test_library_search():
     """Without MAPC_LIBRARY, the package finds the build tree's library from the source tree."""
     pkg = os.path.dirname(os.path.dirname(os.path.abspath(mapc.__file__)))
@@ -302,6 +330,8 @@ def main(argv):
         test_queries(tmp)
         test_kernel()
         test_library_search()
+        test_version()
+        test_readme()
         test_generated(seed, count)
     finally:
         for f in os.listdir(tmp):
