@@ -82,7 +82,8 @@ int cmd_emit(int argc, char **argv)
         } else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && a[3] == 0) {
             opt.opt_level = a[2] - '0';
         } else if (a[0] == '-' && a[1]) {
-            static const char *const known[] = {"-o", "--header", "--cpu", "--prefix", "--emit", "-O0", "-O1", "-O2", "-O3", "--help", "--color", NULL};
+            static const char *const known[] = {"-o", "--header", "--cpu", "--prefix", "--isa", "--emit", "-O0",
+                                                "-O1", "-O2", "-O3", "--help", "--color", NULL};
             return drv_unknown_option("emit", a, known);
         } else if (!file) {
             file = a;
