@@ -104,20 +104,27 @@ int cmd_table(int argc, char **argv)
     if (nargs != 2)
         return drv_usage_error("table needs FILE and NAME%s", "");
     argv = args;
-    Prog *p;
-    const Map *m;
-    Prog *tp = drv_load(argv[0], false); /* a tensor: its units as rows */
-    if (!tp)
+    Prog *p = drv_load(argv[0], false);
+    if (!p)
         return DRV_EXIT_INPUT;
-    const Name *tn = prog_lookup(tp, argv[1]);
-    if (tn && tn->kind == NAME_TENSOR) {
-        int st = drv_tensor_table(tp, tn->tensor);
-        prog_free(tp);
+    const Name *tn = prog_lookup(p, argv[1]);
+    if (tn && tn->kind == NAME_TENSOR) { /* a tensor: its units as rows */
+        int st = drv_tensor_table(p, tn->tensor);
+        prog_free(p);
         return st;
     }
-    prog_free(tp);
-    if (drv_load_named(argv[0], false, argv[1], &p, &m) != DRV_EXIT_OK)
+    size_t len = strlen(argv[1]);
+    if (!tn && prog_suggest(p, argv[1], len, NAME_BIT(NAME_TENSOR)) &&
+        !prog_suggest(p, argv[1], len, NAME_BIT(NAME_TYPE))) { /* a mistyped tensor */
+        drv_no_such(p, argv[0], "type or tensor", argv[1], NAME_TENSOR);
+        prog_free(p);
         return DRV_EXIT_INPUT;
+    }
+    const Map *m = drv_resolve(p, argv[1]);
+    if (!m) {
+        prog_free(p);
+        return DRV_EXIT_INPUT;
+    }
     if (m->size > max_cells) {
         fprintf(stderr, "mapc: the mapping has %llu cells, more than --max-cells %llu\n", (unsigned long long)m->size,
                 (unsigned long long)max_cells);
