@@ -1,32 +1,9 @@
-/* color.c — whether mapc colours what it prints (--color, NO_COLOR, a terminal), and coloured diagnostics. */
+/* color.c — diagnostics coloured on terminals: the severity word and the caret (drv_use_color decides). */
 #include "driver.h"
 
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define SGR_RESET "\033[0m"
-
-static DrvColor color_mode = DRV_COLOR_AUTO;
-
-bool drv_color_parse(const char *when)
-{
-    static const char *const words[] = {"auto", "always", "never"};
-    for (int i = 0; i < 3; i++)
-        if (strcmp(when, words[i]) == 0) {
-            color_mode = (DrvColor)i;
-            return true;
-        }
-    return false;
-}
-
-bool drv_color_on(FILE *f)
-{
-    if (color_mode != DRV_COLOR_AUTO)
-        return color_mode == DRV_COLOR_ALWAYS;
-    const char *no = getenv("NO_COLOR"); /* no-color.org: set to anything but "" turns colour off */
-    return !(no && *no) && isatty(fileno(f));
-}
 
 /* The escape sequence of a severity word ("error", "warning", "note") of len bytes; NULL for another word. */
 static const char *severity_sgr(const char *w, size_t len)
@@ -42,7 +19,7 @@ static const char *severity_sgr(const char *w, size_t len)
 
 void drv_put_diag(const char *text, FILE *f)
 {
-    if (!drv_color_on(f)) {
+    if (!drv_use_color(f)) {
         fputs(text, f);
         return;
     }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int drv_usage_error(const char *fmt, const char *arg)
 {
@@ -257,4 +258,27 @@ char *drv_fmt_map(const Prog *p, const Map *m)
     char *s = mem_alloc(n + 1);
     map_format(p, m, s, n + 1);
     return s;
+}
+
+DrvColorMode drv_color_mode = DRV_COLOR_AUTO;
+
+bool drv_set_color(const char *mode)
+{
+    static const char *const names[] = {"auto", "always", "never"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(mode, names[i]) == 0) {
+            drv_color_mode = (DrvColorMode)i;
+            return true;
+        }
+    return false;
+}
+
+bool drv_use_color(FILE *f)
+{
+    if (drv_color_mode != DRV_COLOR_AUTO)
+        return drv_color_mode == DRV_COLOR_ALWAYS;
+    const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+    if ((no && *no) || (term && strcmp(term, "dumb") == 0))
+        return false;
+    return isatty(fileno(f));
 }

@@ -26,18 +26,10 @@ int drv_no_options(const char *cmd, int argc, char **argv, int from);
 /* Whether a command-line word is an option: '-' and then not a digit ("-" alone is standard input, "-1" a
  * number). */
 bool drv_is_option(const char *arg);
-/* Prints the program's diagnostics from `from` (NULL: all) to stderr, coloured when drv_color_on(stderr). */
+/* Prints the program's diagnostics from `from` (NULL: all) to stderr, coloured when drv_use_color(stderr). */
 void drv_print_diags(const Prog *p, const Diag *from);
-
-/* Colour (color.c): --color=auto (the default: when the stream is a terminal and NO_COLOR is unset or empty),
- * always or never. */
-typedef enum { DRV_COLOR_AUTO, DRV_COLOR_ALWAYS, DRV_COLOR_NEVER } DrvColor;
-/* Sets the mode from its word; false (and nothing set) for another word. */
-bool drv_color_parse(const char *when);
-/* Whether what is printed to f is to be coloured: the one decision every coloured output asks. */
-bool drv_color_on(FILE *f);
 /* Prints one formatted diagnostic ("WHERE: error: MESSAGE", perhaps the source line and the caret line) to f,
- * with the severity word (error, warning, note) and the caret coloured when drv_color_on(f). */
+ * with the severity word (error, warning, note) and the caret coloured when drv_use_color(f) (color.c). */
 void drv_put_diag(const char *text, FILE *f);
 /* The ISA kernel declarations are checked for: the host's best, or the environment's MAPC_ISA (avx512, avx2 or
  * portable; read by main), or a command's --isa. */
@@ -63,6 +55,15 @@ char *drv_fmt_map(const Prog *p, const Map *m);
 bool drv_parse_pos(const char *s, uint64_t *out);
 /* The printed form of a cell, malloc'ed. */
 char *drv_fmt_cell(const Prog *p, const Cell *c);
+
+/* Colour on terminals: auto (a terminal that is not "dumb", and NO_COLOR unset), always or never. One function
+ * decides, so that a global option can set drv_color_mode later. */
+typedef enum { DRV_COLOR_AUTO, DRV_COLOR_ALWAYS, DRV_COLOR_NEVER } DrvColorMode;
+extern DrvColorMode drv_color_mode;
+/* Parses "auto", "always" or "never" into drv_color_mode; false if it is none of them. */
+bool drv_set_color(const char *mode);
+/* Whether to write ANSI colours to f. */
+bool drv_use_color(FILE *f);
 
 /* The commands: argv holds the arguments after the command name. */
 int cmd_check(int argc, char **argv);

@@ -28,7 +28,7 @@ static const char usage_text[] =
     "FILE '-' is standard input (named <stdin> in diagnostics).\n"
     "options: --help, --version; 'mapc COMMAND --help' describes one command.\n"
     "  --color=auto|always|never   colour the diagnostics (before or after COMMAND; auto: when stderr is a\n"
-    "                              terminal and NO_COLOR is unset or empty; --color alone: always)\n"
+    "                              terminal, TERM is not dumb and NO_COLOR is unset or empty; --color: always)\n"
     "exit status: 0 success (and \"equivalent\"), 1 an error in the input, a failed assertion\n"
     "or \"not equivalent\", 2 wrong command-line usage.\n"
     "environment: MAPC_ISA=avx512|avx2|portable checks and runs kernels for that ISA (default: the host's best).\n";
@@ -122,7 +122,7 @@ static int take_color_options(int argc, char **argv)
             argv[kept++] = argv[i];
             continue;
         }
-        if (!drv_color_parse(a + 8)) {
+        if (!drv_set_color(a + 8)) {
             drv_usage_error("--color takes auto, always or never, not '%s'", a + 8);
             return -1;
         }
