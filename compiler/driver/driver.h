@@ -29,7 +29,7 @@ bool drv_is_option(const char *arg);
 /* Prints the program's diagnostics from `from` (NULL: all) to stderr, coloured when drv_use_color(stderr). */
 void drv_print_diags(const Prog *p, const Diag *from);
 /* Prints one formatted diagnostic ("WHERE: error: MESSAGE", perhaps the source line and the caret line) to f,
- * with the severity word (error, warning, note) and the caret coloured when drv_use_color(f) (color.c). */
+ * with the severity word (error, warning, note) and the caret coloured when drv_use_color(f). */
 void drv_put_diag(const char *text, FILE *f);
 /* The ISA kernel declarations are checked for: the host's best, or the environment's MAPC_ISA (avx512, avx2 or
  * portable; read by main), or a command's --isa. */
