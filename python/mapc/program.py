@@ -65,8 +65,10 @@ def _b(s):
 
 
 def compile(text, name="<string>"):
-    """Compiles program text (str or bytes; name labels its diagnostics). Raises CompileError carrying
-    every diagnostic when the program has errors."""
+    """Compiles program text (str or bytes; name labels its diagnostics), or the file at a path given as an
+    os.PathLike (compile_file). Raises CompileError carrying every diagnostic when the program has errors."""
+    if isinstance(text, os.PathLike):
+        return compile_file(text)
     data = _b(text)
     h = ctypes.c_void_p()
     st = lib.mapc_compile_string(_b(name), data, len(data), ctypes.byref(h))

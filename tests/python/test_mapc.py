@@ -11,6 +11,7 @@ without it. Ends with "N passed, N failed"; exit 1 if any check failed."""
 
 import array
 import os
+import pathlib
 import random
 import struct
 import subprocess
@@ -238,6 +239,8 @@ def test_errors(tmp):
         f.write("axes![A = 8, B = 4];\ntype RowMajor = m![A, B];\n")
     prog = mapc.compile_file(path)
     check(str(prog.eval("RowMajor", 5)) == "{A:1, B:1}", "compile_file and eval")
+    with mapc.compile(pathlib.Path(path)) as again:
+        check(again.types == ["RowMajor"], "compile of a pathlib.Path reads the file")
     e = raises(mapc.NotFoundError, prog.eval, "RowMajr", 0)
     check(e is not None and isinstance(e, LookupError) and str(e) == "eval RowMajr at 0: no type 'RowMajr'; did you "
           "mean 'RowMajor'?", "an unknown type is NotFoundError (a LookupError) with the closest type", e)
