@@ -73,6 +73,10 @@ static char *read_stream(FILE *f, size_t *len)
 {
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
+    if (!buf) {
+        errno = ENOMEM;
+        return NULL;
+    }
     for (;;) {
         if (n == cap) {
             cap *= 2;
@@ -83,10 +87,6 @@ static char *read_stream(FILE *f, size_t *len)
                 return NULL;
             }
             buf = b;
-        }
-        if (!buf) {
-            errno = ENOMEM;
-            return NULL;
         }
         size_t r = fread(buf + n, 1, cap - n, f);
         n += r;
@@ -185,7 +185,7 @@ void drv_put_diag(const char *text, FILE *f)
     const char *line = caret;
     while (line > rest && line[-1] != '\n')
         line--;
-    fprintf(f, "%.*s%.*s\033[1;32m%s" SGR_RESET, (int)(line - rest), rest, (int)(caret - line), line, "^");
+    fprintf(f, "%.*s%.*s\033[1;32m^" SGR_RESET, (int)(line - rest), rest, (int)(caret - line), line);
     fputs(caret + 1, f);
 }
 
