@@ -146,17 +146,23 @@ const char *mapc_diag_text(mapc_program *p, size_t i)
     return p->texts[i];
 }
 
-int mapc_axis_count(const mapc_program *p) { return p ? p->prog->naxes : -1; }
+/* The axes outside mapc are the public ones (those of axes![...], not the kernels' tile axes), as in the
+ * generated functions' coordinates. */
+int mapc_axis_count(const mapc_program *p) { return p ? prog_public_axes(p->prog) : -1; }
 
 mapc_status mapc_axis(const mapc_program *p, int i, const char **name, uint64_t *size)
 {
-    if (!p || i < 0 || i >= p->prog->naxes)
+    if (!p || i < 0)
         return MAPC_ERR_ARGUMENT;
-    if (name)
-        *name = p->prog->axes[i].name;
-    if (size)
-        *size = p->prog->axes[i].size;
-    return MAPC_OK;
+    for (int a = 0; a < p->prog->naxes; a++)
+        if (prog_public_index(p->prog, a) == i) {
+            if (name)
+                *name = p->prog->axes[a].name;
+            if (size)
+                *size = p->prog->axes[a].size;
+            return MAPC_OK;
+        }
+    return MAPC_ERR_ARGUMENT;
 }
 
 int mapc_type_count(const mapc_program *p) { return p ? p->prog->ntypes : -1; }
@@ -231,7 +237,8 @@ static mapc_status eval_body(mapc_program *p, const char *name, uint64_t pos, in
     } else {
         *kind = (int)c.kind;
         for (int a = 0; a < na; a++)
-            coords[a] = (int64_t)c.coord[a];
+            if (prog_public_index(p->prog, a) >= 0)
+                coords[prog_public_index(p->prog, a)] = (int64_t)c.coord[a];
     }
     free(c.coord);
     eqv_evaluator_free(ev);

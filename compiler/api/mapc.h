@@ -87,7 +87,8 @@ const char *mapc_diag_text(mapc_program *p, size_t i); /* mutates (formats into 
  * unusable: a failed query never blocks later calls. */
 void mapc_diag_clear(mapc_program *p);
 
-/* Axes in declaration order. mapc_axis_count returns -1 for NULL. */
+/* The axes of axes![...] in declaration order (not the tile axes kernel declarations add): the coordinates of
+ * mapc_eval and of the generated functions are indexed this way. mapc_axis_count returns -1 for NULL. */
 int mapc_axis_count(const mapc_program *p);
 mapc_status mapc_axis(const mapc_program *p, int i, const char **name, uint64_t *size);
 /* Types in definition order (name owned by the program). */

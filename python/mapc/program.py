@@ -114,7 +114,7 @@ class Program:
     # ---- lifetime ----
     def close(self):
         """Frees the program, closing first the kernels made from it."""
-        for k in list(self._children):
+        for k in list(getattr(self, "_children", ())):
             k.close()
         if self._h:
             lib.mapc_program_free(self._h)

@@ -100,6 +100,37 @@ static void test_after_failure(void)
     mapc_program_free(p);
 }
 
+/* A program with a kernel declaration has tile axes of its own: the API's axes and coordinates are still
+ * those of axes![...], as in the generated functions. */
+static void test_public_axes(void)
+{
+    static const char ksrc[] = "axes![M = 16, N = 32, K = 24];\n"
+                               "type R = m![M, K];\n"
+                               "tensor A: HbmTensor<f32, m![1], m![M, K]>;\n"
+                               "tensor B: HbmTensor<f32, m![1], m![K, N]>;\n"
+                               "tensor C: HbmTensor<f32, m![1], m![M, N]>;\n"
+                               "kernel gemm: C[M, N] = A[M, K] * B[K, N] { tile M = 8, N = 16, K = 8; }\n";
+    mapc_program *p = NULL;
+    CHECK(mapc_compile_string("k.map", ksrc, strlen(ksrc), &p) == MAPC_OK, "compile a kernel program");
+    CHECK_EQ_INT(mapc_axis_count(p), 3, "three public axes");
+    const char *name = NULL;
+    uint64_t size = 0;
+    CHECK(mapc_axis(p, 2, &name, &size) == MAPC_OK && strcmp(name, "K") == 0 && size == 24, "axis 2 is K = 24");
+    CHECK_EQ_INT(mapc_axis(p, 3, &name, &size), MAPC_ERR_ARGUMENT, "no axis 3");
+    int kind = -1;
+    int64_t c[4] = {-1, -1, -1, -7};
+    CHECK(mapc_eval(p, "R", 24 * 3 + 5, &kind, c) == MAPC_OK && kind == MAPC_CELL_LIVE, "eval R");
+    CHECK(c[0] == 3 && c[1] == 0 && c[2] == 5 && c[3] == -7, "M 3, N 0, K 5, nothing past them: %lld %lld %lld %lld",
+          (long long)c[0], (long long)c[1], (long long)c[2], (long long)c[3]);
+    mapc_jit *j = NULL;
+    mapc_offset_fn off = NULL;
+    CHECK(mapc_jit_create(p, NULL, &j) == MAPC_OK && mapc_jit_offset(j, "R", &off) == MAPC_OK, "jit R_offset");
+    if (off)
+        CHECK_EQ_INT(off(c), 24 * 3 + 5, "R_offset of those coordinates");
+    mapc_jit_free(j);
+    mapc_program_free(p);
+}
+
 int main(int argc, char **argv)
 {
     HarnessArgs args = {0};
@@ -110,6 +141,7 @@ int main(int argc, char **argv)
         test_norm(p);
         test_where(p);
         test_after_failure();
+        test_public_axes();
     } else if (p) {
         harness_detail("%s", mapc_diag_text(p, 0));
     }

@@ -161,6 +161,7 @@ def test_queries(tmp):
 # ---- a declared kernel on numpy arrays and on buffers ----
 
 KERNEL = """axes![M = 16, N = 32, K = 24];
+type Rows = m![M, K];
 tensor A: HbmTensor<f32, m![1], m![M, K]>;
 tensor B: HbmTensor<f32, m![1], m![N, K]>;
 tensor C: HbmTensor<f32, m![1], m![M, N]>;
@@ -171,6 +172,10 @@ M, N, K = 16, 32, 24
 
 def test_kernel():
     prog = mapc.compile(KERNEL, name="gemm.map")
+    check(prog.axes == [("M", M), ("N", N), ("K", K)], "a kernel's tile axes are not the program's axes", prog.axes)
+    with prog.jit() as jit:
+        check(jit.offset("Rows")([3, 0, 5]) == 3 * K + 5 and str(jit.cell("Rows")(3 * K + 5)) == "{M:3, K:5}",
+              "the JIT's functions take the program's axes")
     k = prog.kernel("gemm")
     check(k.operand_bytes == (M * K * 4, N * K * 4, M * N * 4), "operand bytes", k.operand_bytes)
     rng = random.Random(7)
