@@ -15,11 +15,17 @@ _mapc()
     prev=${COMP_WORDS[COMP_CWORD-1]}
     local commands="check eval table equiv norm lower describe emit run where"
 
-    if (( COMP_CWORD == 1 )); then
-        COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
+    local colors="--color=auto --color=always --color=never"
+    # the command: the first word that is not the global --color option
+    local cmdi
+    cmd=""
+    for (( cmdi = 1; cmdi < COMP_CWORD; cmdi++ )); do
+        [[ ${COMP_WORDS[cmdi]} == --color* ]] || { cmd=${COMP_WORDS[cmdi]}; break; }
+    done
+    if [[ -z $cmd ]]; then
+        COMPREPLY=($(compgen -W "$commands --help --version $colors" -- "$cur"))
         return
     fi
-    cmd=${COMP_WORDS[1]}
 
     local opts=""
     case $cmd in
@@ -30,6 +36,7 @@ _mapc()
         run) opts="--m --n --k --threads --reps --seed --alpha --beta --check --isa --help" ;;
         equiv|norm|lower|describe|where) opts="--help" ;;
     esac
+    opts="$opts $colors"
 
     # values of options that take one
     case $prev in
@@ -47,7 +54,7 @@ _mapc()
 
     # the positional arguments so far (options and their values skipped)
     local -a args=()
-    for (( i = 2; i < COMP_CWORD; i++ )); do
+    for (( i = cmdi + 1; i < COMP_CWORD; i++ )); do
         case ${COMP_WORDS[i]} in
             -o|--header|--isa|--check|--cpu|--prefix|--max-cells|--m|--n|--k|--threads|--reps|--seed|--alpha|--beta) (( i++ )) ;;
             -e) (( i++ )); args+=("-e") ;;
