@@ -175,12 +175,6 @@ mapc_status mapc_type_name(const mapc_program *p, int i, const char **name)
     return MAPC_OK;
 }
 
-mapc_status api_refuse(mapc_program *p, mapc_status s, const char *msg)
-{
-    diag_error(&p->prog->diags, (Loc){0}, "%s", msg);
-    return s;
-}
-
 mapc_status api_resolve(mapc_program *p, const char *name, const Map **m)
 {
     if (!p || !name)
@@ -392,4 +386,10 @@ void mapc_jit_free(mapc_jit *j)
         return;
     jit_free(j->jit);
     free(j);
+}
+
+mapc_status api_refuse(mapc_program *p, mapc_status s, const char *msg)
+{
+    diag_error(&p->prog->diags, (Loc){0}, "%s", msg);
+    return s;
 }

@@ -26,13 +26,9 @@ struct mapc_program {
         return status_;                         \
     } while (0)
 
-/* A type by name, or an inline "m![...]" parsed against the program (diagnostics appended): MAPC_OK with *m,
- * MAPC_ERR_NOT_FOUND, MAPC_ERR_INPUT (the inline mapping or the type's definition has errors) or
- * MAPC_ERR_ARGUMENT. */
+/* A type by name, or an inline "m![...]" parsed against the program (diagnostics appended), into *m:
+ * MAPC_ERR_ARGUMENT (NULL), MAPC_ERR_INPUT (errors), MAPC_ERR_NOT_FOUND (no such type). */
 mapc_status api_resolve(mapc_program *p, const char *name, const Map **m);
-
-/* Appends a diagnostic without a source position to the program (what a call refuses); returns s. */
-mapc_status api_refuse(mapc_program *p, mapc_status s, const char *msg);
 
 /* Copies the printf-style message into buf[cap] (the objects' last-error strings). */
 void api_set_error(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -40,5 +36,8 @@ void api_set_error(char *buf, size_t cap, const char *fmt, ...) __attribute__((f
 /* Whether a kernel's scalar (alpha or beta) is finite and within f32, or for an i8 kernel (is_int) a 32-bit
  * integer; false with the message in err[cap] ("alpha (nan) must be finite and within the range of f32"). */
 bool api_scalar_ok(bool is_int, const char *what, double v, char *err, size_t cap);
+
+/* Appends a diagnostic without a source position to the program (what a call refuses); returns s. */
+mapc_status api_refuse(mapc_program *p, mapc_status s, const char *msg);
 
 #endif
