@@ -40,6 +40,30 @@ def find_library():
                   % ", ".join(tried))
 
 
+class Owner:
+    """A Python object owning one C object (self._h): close() frees it once with self._free(handle), and so
+    do leaving a with block and garbage collection. _h is None once closed (or when construction failed)."""
+
+    _h = None
+
+    def _free(self, handle):
+        raise NotImplementedError
+
+    def close(self):
+        if self._h:
+            h, self._h = self._h, None
+            self._free(h)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+
 class Place(ctypes.Structure):
     _fields_ = [("chip", ctypes.c_uint64), ("cluster", ctypes.c_uint64), ("slice", ctypes.c_uint64),
                 ("element", ctypes.c_uint64)]

@@ -3,16 +3,14 @@ cell) and E_offset (coordinates to the smallest live position)."""
 
 import ctypes
 
-from ._lib import CELL_FN, OFFSET_FN, JitOptions, lib
+from ._lib import CELL_FN, OFFSET_FN, JitOptions, Owner, lib
 from .errors import OK, status_error
 from .program import KINDS, Cell, _b
 
 
-class Jit:
+class Jit(Owner):
     """The compiled functions of every type of a program (Program.jit). Independent of the program once
     made; close() frees the code, after which its callables raise ValueError."""
-
-    _h = None  # the C object; None once closed (or when the constructor failed)
 
     def __init__(self, program, opt_level=2, cpu=None):
         if opt_level not in (0, 1, 2, 3):
@@ -23,19 +21,8 @@ class Jit:
         self._h = h
         self.axis_names = program.axis_names
 
-    def close(self):
-        if self._h:
-            lib.mapc_jit_free(self._h)
-            self._h = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        self.close()
+    def _free(self, handle):
+        lib.mapc_jit_free(handle)
 
     def _lookup(self, what, fn, name, proto):
         if not self._h:

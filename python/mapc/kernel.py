@@ -3,7 +3,7 @@
 
 import ctypes
 
-from ._lib import KernelOptions, lib
+from ._lib import KernelOptions, Owner, lib
 from .errors import ERR_ARGUMENT, OK, ArgumentError, status_error
 from .program import _b
 
@@ -39,12 +39,10 @@ def _pointer(obj, nbytes, writable, what):
     return addr, keep
 
 
-class Kernel:
+class Kernel(Owner):
     """A declared kernel (Program.kernel): C <- alpha*A*B + beta*C on buffers in the operands' declared
     layouts (each tensor's buffer, chip after chip, element position by element position). It uses its
     program, which stays alive while the kernel does."""
-
-    _h = None  # the C object; None once closed (or when the constructor failed)
 
     def __init__(self, program, name, threads=1):
         if not isinstance(threads, int) or threads < 1:
@@ -56,19 +54,8 @@ class Kernel:
         program._children.add(self)
         self.operand_bytes = tuple(lib.mapc_kernel_operand_bytes(h, i) for i in range(3))
 
-    def close(self):
-        if self._h:
-            lib.mapc_kernel_free(self._h)
-            self._h = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        self.close()
+    def _free(self, handle):
+        lib.mapc_kernel_free(handle)
 
     def run(self, a, b, c, alpha=1.0, beta=0.0):
         """Runs the kernel: c is overwritten with alpha*a*b + beta*c (c read only when beta != 0). Each

@@ -7,7 +7,7 @@ import difflib
 import os
 import weakref
 
-from ._lib import DrawOptions, Place as _PlaceC, lib, libc
+from ._lib import DrawOptions, Owner, Place as _PlaceC, lib, libc
 from .errors import ERR_NOT_FOUND, OK, status_error
 
 KINDS = ("live", "pad(top)", "pad(zero)", "pad(bottom)", "oob", "overflow")
@@ -83,11 +83,9 @@ def compile_file(path):
     return Program._from(st, h, "compile %s" % os.fsdecode(path))
 
 
-class Program:
+class Program(Owner):
     """A compiled program (from compile or compile_file). NAME arguments are type names or inline
     "m![...]" mappings; a failed call raises with the diagnostics it produced."""
-
-    _h = None  # the C object; None once closed (or when the constructor failed)
 
     def __init__(self, handle):
         self._h = handle
@@ -116,18 +114,10 @@ class Program:
         """Frees the program, closing first the kernels made from it."""
         for k in list(getattr(self, "_children", ())):
             k.close()
-        if self._h:
-            lib.mapc_program_free(self._h)
-            self._h = None
+        super().close()
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        self.close()
+    def _free(self, handle):
+        lib.mapc_program_free(handle)
 
     @property
     def handle(self):
