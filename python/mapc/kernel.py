@@ -49,7 +49,8 @@ class Kernel(Owner):
             raise ValueError("threads must be a positive integer, not %r" % (threads,))
         h = ctypes.c_void_p()
         program._call("kernel %s" % name, lib.mapc_kernel_create, _b(name), ctypes.byref(KernelOptions(threads)),
-                      ctypes.byref(h))
+                      ctypes.byref(h), not_found="no kernel '%s' is declared" % name,
+                      bad_input="the kernel cannot run under the runtime's limits")
         self._h, self.name, self._program = h, name, program
         program._children.add(self)
         self.operand_bytes = tuple(lib.mapc_kernel_operand_bytes(h, i) for i in range(3))

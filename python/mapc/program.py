@@ -8,7 +8,7 @@ import os
 import weakref
 
 from ._lib import DrawOptions, Owner, Place as _PlaceC, lib, libc
-from .errors import ERR_NOT_FOUND, OK, status_error
+from .errors import ERR_INPUT, ERR_NOT_FOUND, OK, status_error
 
 KINDS = ("live", "pad(top)", "pad(zero)", "pad(bottom)", "oob", "overflow")
 DRAW_FORMATS = {"svg": 0, "png": 1, "html": 2}
@@ -126,15 +126,21 @@ class Program(Owner):
         return self._h
 
     # ---- calls ----
-    def _call(self, what, fn, *args, names=()):
+    def _call(self, what, fn, *args, names=(), not_found=None, bad_input="the inline mapping has errors"):
         """Runs fn(handle, *args); on a failed status raises with the diagnostics the call appended. names:
-        the NAME arguments, so that an unknown one is named with the closest type ("did you mean")."""
+        the NAME arguments, so that an unknown one is named with the closest type ("did you mean");
+        not_found: what to say instead when the status is MAPC_ERR_NOT_FOUND; bad_input: what to say when
+        the call's own text (an inline mapping, an index) has errors."""
         h = self.handle
         before = lib.mapc_diag_count(h)
         st = fn(h, *args)
         if st != OK:
             diags = [lib.mapc_diag_text(h, i).decode() for i in range(before, lib.mapc_diag_count(h))]
-            detail = self._unknown(names) if st == ERR_NOT_FOUND and names else None
+            detail = None
+            if st == ERR_NOT_FOUND:
+                detail = not_found or (self._unknown(names) if names else None)
+            elif st == ERR_INPUT and diags:
+                detail = bad_input
             raise status_error(st, what, diags, detail)
 
     def _unknown(self, names):
@@ -203,7 +209,8 @@ class Program(Owner):
             index = "i![" + ", ".join("%s: %d" % kv for kv in index.items()) + "]"
         count = ctypes.c_size_t()
         what = "where %s %s" % (tensor, index)
-        self._call(what, lib.mapc_where, _b(tensor), _b(index), None, 0, ctypes.byref(count))
+        self._call(what, lib.mapc_where, _b(tensor), _b(index), None, 0, ctypes.byref(count),
+                   not_found="no tensor '%s' is declared" % tensor, bad_input="the index has errors")
         n = count.value
         places = (_PlaceC * max(n, 1))()
         self._call(what, lib.mapc_where, _b(tensor), _b(index), places, n, ctypes.byref(count))
