@@ -156,7 +156,7 @@ def test_queries(tmp):
     check(prog.where("D", "i![A: 5, B: 9]") == [mapc.Place(0, 0, 5, 5), mapc.Place(0, 1, 5, 5)],
           "where D: both clusters, slice 5, element 5")
     e = raises(mapc.CompileError, prog.where, "H", "i![A: 8]")
-    check(e is not None and str(e).startswith("where H i![A: 8]: the index has errors\n<index>:1:7: error: index value "
+    check(e is not None and str(e).startswith("where H i![A: 8]: the index has errors\n<index>:1:5: error: index value "
                                               "8 is out of range"), "where: an index out of range", e)
     e = raises(mapc.ArgumentError, prog.where, "H", {"A": 1, "N": 2})
     check(e is not None and "N is not an axis of tensor H" in str(e), "where: a coordinate on a foreign axis", e)
