@@ -19,10 +19,17 @@ int drv_usage_error(const char *fmt, const char *arg)
 
 int drv_unknown_option(const char *cmd, const char *arg, const char *const *known)
 {
-    Suggest s; /* "--colr=never" is compared as "--colr" */
-    suggest_init(&s, arg, strcspn(arg, "="));
-    for (; *known; known++)
-        suggest_offer(&s, *known);
+    size_t n = strcspn(arg, "="); /* "--colr=never" is compared as "--colr" */
+    Suggest s;
+    suggest_init(&s, arg, n);
+    for (const char *const *k = known; *k; k++) {
+        if (arg[n] == '=' && strlen(*k) == n && memcmp(*k, arg, n) == 0) { /* a known option, a value it lacks */
+            fprintf(stderr, "mapc: unknown value '%s' for %.*s of %s\nTry 'mapc %s --help'.\n", arg + n + 1, (int)n, arg,
+                    cmd, cmd);
+            return DRV_EXIT_USAGE;
+        }
+        suggest_offer(&s, *k);
+    }
     const char *near = s.best;
     fprintf(stderr, "mapc: unknown option '%s' for %s", arg, cmd);
     if (near)

@@ -14,8 +14,8 @@ enum { DRV_EXIT_OK = 0, DRV_EXIT_INPUT = 1, DRV_EXIT_USAGE = 2 };
 /* Prints "mapc: <fmt with arg>" and the --help hint to stderr; returns DRV_EXIT_USAGE. */
 int drv_usage_error(const char *fmt, const char *arg);
 /* Prints "mapc: unknown option 'ARG' for CMD", with "; did you mean 'X'?" when one of known (a NULL-terminated
- * list of option names) is close to ARG's name (what comes before any '='), and the --help hint; returns
- * DRV_EXIT_USAGE. */
+ * list of option names) is close to ARG's name (what comes before any '='), or "mapc: unknown value 'V' for
+ * OPTION of CMD" when ARG is OPTION=V of a known one; then the --help hint; returns DRV_EXIT_USAGE. */
 int drv_unknown_option(const char *cmd, const char *arg, const char *const *known);
 /* Prints "mapc: FILE declares no WHAT 'NAME'" and either "; did you mean 'X'?" (the closest name of that
  * kind) or the list of the names of that kind, "(WHATs: A, B)". */

@@ -28,7 +28,8 @@ static const char usage_text[] =
     "FILE '-' is standard input (named <stdin> in diagnostics).\n"
     "options: --help, --version; 'mapc COMMAND --help' describes one command.\n"
     "  --color=auto|always|never   colour the diagnostics (before or after COMMAND; auto: when stderr is a\n"
-    "                              terminal, TERM is not dumb and NO_COLOR is unset or empty; --color: always)\n"
+    "                              terminal, TERM is not dumb and NO_COLOR is unset or empty; --color before\n"
+    "                              COMMAND: always)\n"
     "exit status: 0 success (and \"equivalent\"), 1 an error in the input, a failed assertion\n"
     "or \"not equivalent\", 2 wrong command-line usage.\n"
     "environment: MAPC_ISA=avx512|avx2|portable checks and runs kernels for that ISA (default: the host's best).\n";
@@ -109,16 +110,22 @@ static int run_guarded(int (*run)(int, char **), int argc, char **argv)
     return status;
 }
 
-/* Takes the global --color[=WHEN] options out of argv (anywhere: before or after the command), keeping the
- * other words in order; the new argc, or -1 after a usage error. */
+/* Takes the global colour options out of argv, keeping the other words in order: before the command
+ * --color[=WHEN] (alone: always; another WHEN is a usage error), after it --color=auto|always|never only (a
+ * command may have a --color option of its own, as draw's --color AXIS). The new argc, or -1 after a usage
+ * error. */
 static int take_color_options(int argc, char **argv)
 {
     int kept = 1;
+    bool after = false; /* past the command word */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (strcmp(a, "--color") == 0)
+        if (!after && strcmp(a, "--color") == 0)
             a = "--color=always";
-        if (strncmp(a, "--color=", 8) != 0) {
+        bool global = strncmp(a, "--color=", 8) == 0 &&
+                      (!after || strcmp(a + 8, "auto") == 0 || strcmp(a + 8, "always") == 0 || strcmp(a + 8, "never") == 0);
+        if (!global) {
+            after = true;
             argv[kept++] = argv[i];
             continue;
         }
