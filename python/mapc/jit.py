@@ -15,7 +15,8 @@ class Jit(Owner):
     def __init__(self, program, opt_level=2, cpu=None):
         if opt_level not in (0, 1, 2, 3):
             raise ValueError("opt_level must be 0 to 3, not %r" % (opt_level,))
-        opts = JitOptions(opt_level, _b(cpu) if cpu else None, None)
+        # mapc_jit_options: 0 is the default (-O2) and -1 no optimization
+        opts = JitOptions(-1 if opt_level == 0 else opt_level, _b(cpu) if cpu else None, None)
         h = ctypes.c_void_p()
         program._call("jit", lib.mapc_jit_create, ctypes.byref(opts), ctypes.byref(h))
         self._h = h

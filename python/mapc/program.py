@@ -233,7 +233,8 @@ class Program(Owner):
             libc.free(out)
 
     def jit(self, opt_level=2, cpu=None):
-        """Every type's layout functions compiled by LLVM's JIT (a Jit; independent of this program)."""
+        """Every type's layout functions compiled by LLVM's JIT (a Jit; independent of this program), at
+        -O<opt_level> (0 to 3) for cpu (None: this machine's)."""
         from .jit import Jit
         return Jit(self, opt_level, cpu)
 

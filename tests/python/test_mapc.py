@@ -273,9 +273,15 @@ def test_errors(tmp):
     e = raises(KeyError, off, {"Q": 1})
     check(e is not None, "offset with an unknown axis", e)
     jit.close()
-    cell = None
     e = raises(ValueError, jit.offset, "RowMajor")
     check(e is not None, "a closed JIT refuses lookups", e)
+    with prog.jit(opt_level=0) as j0, prog.jit(opt_level=3) as j3:
+        c0, c3 = j0.cell("RowMajor"), j3.cell("RowMajor")
+        check(all(c0(p) == c3(p) == prog.eval("RowMajor", p) for p in range(33)), "-O0 and -O3 agree with eval")
+    e = raises(mapc.BackendError, prog.jit, cpu="nonesuch")
+    check(e is not None and "nonesuch" in str(e), "an unknown CPU is a BackendError naming it", e)
+    e = raises(ValueError, prog.jit, opt_level=4)
+    check(e is not None, "opt_level 4 is refused", e)
     if mapc.has_draw:
         svg = prog.draw("RowMajor", "svg")
         check(svg.lstrip().startswith(b"<") and b"svg" in svg[:200], "draw svg", svg[:80])
