@@ -13,7 +13,7 @@ _mapc()
     COMPREPLY=()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="check eval table equiv norm lower describe emit run where"
+    local commands="check eval table draw diff equiv norm lower describe emit run where"
 
     local colors="--color=auto --color=always --color=never"
     # the command: the first word that is not the global --color option
@@ -31,7 +31,9 @@ _mapc()
     case $cmd in
         check) opts="--isa --help" ;;
         eval) opts="-e --help" ;;
-        table) opts="--max-cells --help" ;;
+        table) opts="--rows --cols --all --color=auto --color=always --color=never --max-cells --help" ;;
+        draw) opts="-o --color --rows --max-cells --help" ;;
+        diff) opts="-o --rows --max-cells --help" ;;
         emit) opts="-o --header --emit=obj --emit=asm --emit=llvm -O0 -O1 -O2 -O3 --cpu --prefix --isa --help" ;;
         run) opts="--m --n --k --threads --reps --seed --alpha --beta --check --isa --help" ;;
         equiv|norm|lower|describe|where) opts="--help" ;;
@@ -44,7 +46,8 @@ _mapc()
         --check) COMPREPLY=($(compgen -W "all auto" -- "$cur")); return ;;
         --cpu) COMPREPLY=($(compgen -W "native x86-64 x86-64-v2 x86-64-v3 x86-64-v4 skylake-avx512 znver4" -- "$cur")); return ;;
         -o|--header) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        -e|--max-cells|--m|--n|--k|--threads|--reps|--seed|--alpha|--beta|--prefix) return ;;
+        --color) [[ $cmd == draw ]] && COMPREPLY=($(compgen -W "padding unit" -- "$cur")); return ;;
+        -e|--max-cells|--rows|--cols|--m|--n|--k|--threads|--reps|--seed|--alpha|--beta|--prefix) return ;;
     esac
 
     if [[ $cur == -* ]]; then
@@ -56,7 +59,7 @@ _mapc()
     local -a args=()
     for (( i = cmdi + 1; i < COMP_CWORD; i++ )); do
         case ${COMP_WORDS[i]} in
-            -o|--header|--isa|--check|--cpu|--prefix|--max-cells|--m|--n|--k|--threads|--reps|--seed|--alpha|--beta) (( i++ )) ;;
+            -o|--header|--isa|--check|--cpu|--prefix|--max-cells|--rows|--cols|--color|--m|--n|--k|--threads|--reps|--seed|--alpha|--beta) (( i++ )) ;;
             -e) (( i++ )); args+=("-e") ;;
             -*) ;;
             *) args+=("${COMP_WORDS[i]}") ;;
@@ -74,10 +77,10 @@ _mapc()
     case $cmd in
         run) (( ${#args[@]} == 1 )) && COMPREPLY=($(compgen -W "$(_mapc_declared kernel "$file")" -- "$cur")) ;;
         where) (( ${#args[@]} == 1 )) && COMPREPLY=($(compgen -W "$(_mapc_declared tensor "$file")" -- "$cur")) ;;
-        table) (( ${#args[@]} == 1 )) &&
+        table|draw) (( ${#args[@]} == 1 )) &&
             COMPREPLY=($(compgen -W "$(_mapc_declared type "$file") $(_mapc_declared tensor "$file")" -- "$cur")) ;;
         eval|norm|lower|describe) (( ${#args[@]} == 1 )) && COMPREPLY=($(compgen -W "$(_mapc_declared type "$file")" -- "$cur")) ;;
-        equiv) (( ${#args[@]} <= 2 )) && COMPREPLY=($(compgen -W "$(_mapc_declared type "$file")" -- "$cur")) ;;
+        equiv|diff) (( ${#args[@]} <= 2 )) && COMPREPLY=($(compgen -W "$(_mapc_declared type "$file")" -- "$cur")) ;;
     esac
 }
 complete -F _mapc mapc

@@ -294,6 +294,28 @@ mapc_status mapc_aot_run(const void *descriptor, const void *a, const void *b, v
 /* The message of this thread's last failed mapc_aot_run ("" after a success). */
 const char *mapc_aot_error(void);
 
+/* ---- pictures of layouts ---- */
+
+typedef enum mapc_draw_format { MAPC_DRAW_SVG, MAPC_DRAW_PNG, MAPC_DRAW_HTML } mapc_draw_format;
+
+typedef struct mapc_draw_options {
+    mapc_draw_format format;
+    const char *color;  /* an axis name, "padding" or "unit" (tensors); NULL: the first axis the layout uses */
+    int64_t rows;       /* rows of the picture (of each unit's panel for a tensor); 0: the mapping's own split */
+} mapc_draw_options;
+
+/* A picture of the type, inline "m![...]" (mutates) or declared tensor called name: one cell per buffer position
+ * showing the position and its cell (from the interpreter), coloured by the option's key, the padding kinds and
+ * oob in shades of their own; a tensor is drawn as one panel per unit. The rows are the mapping's major factors
+ * and the columns its minor ones (at most 64), unless opts->rows says otherwise. opts may be NULL (SVG, default
+ * colour and split). *out receives len bytes (SVG or HTML text, or a PNG file), malloc'ed: the caller frees it
+ * with free(). Pictures of more than 262144 cells are refused. MAPC_ERR_NOT_FOUND (no such type or tensor),
+ * MAPC_ERR_INPUT (a program with errors, or an inline mapping with errors: diagnostics), MAPC_ERR_ARGUMENT (NULL
+ * pointers, a bad format or rows, an unknown colour, too many cells, PNG in a build without cairo: a diagnostic
+ * says which; mutates), MAPC_ERR_NOMEM. */
+mapc_status mapc_draw(mapc_program *p, const char *name, const mapc_draw_options *opts, unsigned char **out,
+                      size_t *len);
+
 #ifdef __cplusplus
 }
 #endif

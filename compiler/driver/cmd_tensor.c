@@ -90,7 +90,7 @@ static void range_text(char *buf, size_t size, uint64_t lo, uint64_t hi)
         snprintf(buf, size, "%llu..%llu", U(lo), U(hi));
 }
 
-int drv_tensor_table(Prog *p, const TensorDecl *t)
+int drv_tensor_table(Prog *p, const TensorDecl *t, uint64_t max_rows)
 {
     MapWhy why;
     const Map *layout = tensor_layout(&p->arena, t->mem, t->maps, why);
@@ -120,7 +120,14 @@ int drv_tensor_table(Prog *p, const TensorDecl *t)
     int status = DRV_EXIT_OK;
     const char *head = t->mem == MEM_DM ? "chip cluster slice" : t->mem == MEM_HBM ? "chip" : "unit";
     printf("%-20s %10s  %s\n", head, "live", "holds");
+    uint64_t shown_head, shown_tail;
+    drv_truncate(units, max_rows, &shown_head, &shown_tail);
     for (uint64_t k = 0; k < units; k++) {
+        if (k == shown_head && shown_tail) {
+            printf("… %llu units hidden (%llu..%llu; --all shows them)\n", U(units - shown_head - shown_tail),
+                   U(shown_head), U(units - shown_tail - 1));
+            k = units - shown_tail;
+        }
         uint64_t live = 0;
         int r = layout_live_bounds(q, layout, k * u.elements, (k + 1) * u.elements, lo, hi, &live);
         if (r < 0) {

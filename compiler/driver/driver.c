@@ -341,3 +341,24 @@ bool drv_use_color(FILE *f)
         return false;
     return isatty(fileno(f));
 }
+
+void drv_truncate(uint64_t n, uint64_t limit, uint64_t *head, uint64_t *tail)
+{
+    if (!limit || n <= limit) {
+        *head = n;
+        *tail = 0;
+        return;
+    }
+    *tail = limit / 8 ? limit / 8 : 1;
+    *head = limit - *tail;
+}
+
+bool drv_mistyped_tensor(const Prog *p, const char *file, const char *name)
+{
+    size_t len = strlen(name);
+    if (prog_lookup(p, name) || !prog_suggest(p, name, len, NAME_BIT(NAME_TENSOR)) ||
+        prog_suggest(p, name, len, NAME_BIT(NAME_TYPE)))
+        return false;
+    drv_no_such(p, file, "type or tensor", name, NAME_TENSOR);
+    return true;
+}

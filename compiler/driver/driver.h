@@ -76,7 +76,15 @@ int cmd_describe(int argc, char **argv);
 int cmd_emit(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_where(int argc, char **argv);
-/* "mapc table FILE TENSOR": the tensor's units as rows, each with its live count and what it holds. */
-int drv_tensor_table(Prog *p, const TensorDecl *t);
+int cmd_draw(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+/* "mapc table FILE TENSOR": the tensor's units as rows, each with its live count and what it holds; with more
+ * than max_rows units (0: no limit) the first and last ones, and a line saying how many are hidden. */
+int drv_tensor_table(Prog *p, const TensorDecl *t, uint64_t max_rows);
+/* For the commands that take a type or a tensor: when NAME is no name of p but close to a tensor's (and to no
+ * type's), prints drv_no_such's "FILE declares no type or tensor 'NAME'; did you mean ...?" and returns true. */
+bool drv_mistyped_tensor(const Prog *p, const char *file, const char *name);
+/* The rows of n shown under a limit (0: none): all of them (*tail 0), or the first *head and the last *tail. */
+void drv_truncate(uint64_t n, uint64_t limit, uint64_t *head, uint64_t *tail);
 
 #endif

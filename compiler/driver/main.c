@@ -1,5 +1,6 @@
 /* main.c — the mapc command-line driver (docs/cli.md): reads files, runs the library, prints results and diagnostics. */
 #include "codegen/codegen.h"
+#include "draw/draw.h"
 #include "driver.h"
 #include "mapc_version.h"
 #include "gemm/gemm.h"
@@ -16,6 +17,8 @@ static const char usage_text[] =
     "  eval  FILE NAME POS...        print \"POS: CELL\" for each buffer position\n"
     "  eval  -e SOURCE NAME POS...   the same, with the program given as text\n"
     "  table FILE NAME               print the mapping as a grid of cells (a tensor: its units as rows)\n"
+    "  draw  FILE NAME -o OUT        a picture of a mapping or tensor: OUT.svg, OUT.png or OUT.html\n"
+    "  diff  FILE NAME1 NAME2 -o OUT a picture of where two mappings differ\n"
     "  equiv FILE NAME1 NAME2        decide whether two mappings are equivalent\n"
     "  norm  FILE NAME               print the normal form of a mapping as m![...]\n"
     "  lower FILE NAME               print a layout descriptor (or any mapping) as m![...]\n"
@@ -45,11 +48,26 @@ static const struct {
              "       mapc eval -e SOURCE NAME POS...\n"
              "Prints \"POS: CELL\" for each decimal buffer position POS, with CELL as {A:1, B:7}, {},\n"
              "pad(top), pad(zero), pad(bottom), oob or overflow. NAME is a type or an inline m![...].\n"},
-    {"table", "usage: mapc table FILE NAME [--max-cells N]\n"
-              "Prints the mapping as a grid: for a pair L, R the rows are the values of the major part L\n"
-              "and the columns those of the minor part R; other mappings are printed 16 positions a row.\n"
-              "Refuses mappings of more than N cells (default 65536). When NAME is a tensor, prints its\n"
-              "units as rows: each unit's live elements and the range of each axis it holds.\n"},
+    {"table", "usage: mapc table FILE NAME [--rows N | --cols N] [--all] [--color=auto|always|never] [--max-cells N]\n"
+              "Prints the mapping as a grid split like its picture: the minor factors of its pairs as columns (at most\n"
+              "16, a wider minor factor cut at a divisor) and the major ones as rows; --rows or --cols choose the split.\n"
+              "Cells are short: the coordinates of the axes the mapping uses (1,7 for {A:1, B:7}), # for pad(top),\n"
+              "#{0} pad(zero), #{!} pad(bottom), oob, overflow. More than 32 rows or 16 columns are cut in the middle\n"
+              "with a count of what is hidden; --all prints every cell (at most 65536 unless --max-cells N, which also\n"
+              "refuses larger mappings). Colours on a terminal unless --color=never. When NAME is a tensor, prints\n"
+              "its units as rows (at most 32, or --rows N, unless --all): each unit's live elements and the range of\n"
+              "each axis it holds.\n"},
+    {"draw", "usage: mapc draw FILE NAME -o OUT.svg|OUT.png|OUT.html [--color AXIS|padding|unit] [--rows N] [--max-cells N]\n"
+             "Draws the mapping, type or tensor NAME: one cell per buffer position with its position and its cell\n"
+             "(as mapc eval prints it), coloured by the coordinate of AXIS (default: the first axis it uses), by\n"
+             "padding, or by unit (tensors); padding kinds and oob have shades of their own. Rows are the mapping's\n"
+             "major factors, columns its minor ones (at most 64), or N rows with --rows. A tensor is drawn as one\n"
+             "panel per unit (chip, cluster, slice). The format follows OUT's extension; the HTML page shows the cell\n"
+             "under the pointer. Pictures of more than 262144 cells (or --max-cells N) are refused.\n"},
+    {"diff", "usage: mapc diff FILE NAME1 NAME2 -o OUT.svg|OUT.png|OUT.html [--rows N] [--max-cells N]\n"
+             "Draws positions 0 .. max(|NAME1|, |NAME2|) split like NAME1, each with both cells; differing cells are\n"
+             "marked, and the smallest counterexample of the equivalence decision distinctly. Prints \"equivalent\"\n"
+             "(exit 0) or mapc equiv's \"not equivalent: ...\" line and how many positions differ (exit 1).\n"},
     {"equiv", "usage: mapc equiv FILE NAME1 NAME2\n"
               "Prints \"equivalent\", \"not equivalent: position P: CELL1 vs CELL2\" (smallest P) or\n"
               "\"not equivalent: sizes S1 vs S2\"; exit 0 only when equivalent.\n"},
@@ -106,6 +124,7 @@ static int run_guarded(int (*run)(int, char **), int argc, char **argv)
     }
     int status = run(argc, argv);
     gemm_release_kernels(); /* the JIT-compiled kernels go before exit, so leak checkers see none */
+    draw_release();         /* and cairo's and fontconfig's caches */
     mem_guard_release(&g);
     return status;
 }
@@ -143,7 +162,7 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*run)(int, char **);
-    } commands[] = {{"check", cmd_check}, {"eval", cmd_eval}, {"table", cmd_table}, {"equiv", cmd_equiv}, {"norm", cmd_norm}, {"lower", cmd_lower}, {"describe", cmd_describe}, {"emit", cmd_emit}, {"run", cmd_run}, {"where", cmd_where}};
+    } commands[] = {{"check", cmd_check}, {"eval", cmd_eval}, {"table", cmd_table}, {"equiv", cmd_equiv}, {"norm", cmd_norm}, {"lower", cmd_lower}, {"describe", cmd_describe}, {"emit", cmd_emit}, {"run", cmd_run}, {"where", cmd_where}, {"draw", cmd_draw}, {"diff", cmd_diff}};
     if ((argc = take_color_options(argc, argv)) < 0)
         return DRV_EXIT_USAGE;
     if (argc < 2)
