@@ -67,8 +67,12 @@ static int fill(Prog *p, const Map *m, const bool *axes, Grid *g)
     char buf[1024];
     for (uint64_t i = 0; i < sr && status == DRV_EXIT_OK; i++)
         for (uint64_t j = 0; j < sc; j++) {
-            uint64_t pos = nth_shown(i, g->rhead, g->rtail, g->rows) * g->cols + nth_shown(j, g->chead, g->ctail, g->cols);
-            if (eval_cell(ev, m, pos, &c) != EVAL_OK) {
+            uint64_t row_start, pos;
+            bool past = !u64_mul(nth_shown(i, g->rhead, g->rtail, g->rows), g->cols, &row_start) ||
+                        __builtin_add_overflow(row_start, nth_shown(j, g->chead, g->ctail, g->cols), &pos);
+            if (past) { /* beyond 2^64 - 1, in the last row of a mapping that large: past its end */
+                c.kind = CELL_OOB;
+            } else if (eval_cell(ev, m, pos, &c) != EVAL_OK) {
                 fprintf(stderr, "mapc: cannot evaluate position %llu: %s\n", U(pos), eval_error(ev));
                 status = DRV_EXIT_INPUT;
                 break;
