@@ -3,6 +3,10 @@
 #include "harness.h"
 #include "mapc.h"
 
+#ifdef HAVE_CAIRO
+#include <cairo.h>
+#include <fontconfig/fontconfig.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,5 +133,9 @@ int main(int argc, char **argv)
     mapc_compile_string("bad.map", "axes![A = 2]; type E = m![A / 3];", 33, &broken);
     expect(broken, "E", NULL, MAPC_ERR_INPUT, NULL, &len);
     mapc_program_free(broken);
+#ifdef HAVE_CAIRO
+    cairo_debug_reset_static_data(); /* the font caches the PNGs left, for leak checkers */
+    FcFini();
+#endif
     return harness_report();
 }
