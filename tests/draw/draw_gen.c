@@ -242,5 +242,5 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: draw-gen DIR [SEED [COUNT]] | draw-gen --check PNG SVG\n");
         return 2;
     }
-    return done(generated(argv[1], argc > 2 ? strtoull(argv[2], NULL, 10) : 1, argc > 3 ? strtoull(argv[3], NULL, 10) : 300));
+    return done(generated(argv[1], argc > 2 ? strtoull(argv[2], NULL, 10) : 1, argc > 3 ? strtoull(argv[3], NULL, 10) : 200));
 }
