@@ -71,6 +71,7 @@ def main():
             html = open(page).read()
             want, w, h = cells(html)
             r = subprocess.run([exe, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                                "--user-data-dir=" + os.path.join(tmp, "profile"), "--no-first-run",
                                 "--force-device-scale-factor=1", "--force-color-profile=srgb",
                                 "--window-size=%d,%d" % (w, h + 40), "--screenshot=" + shot, "file://" + page],
                                capture_output=True, text=True, timeout=120, cwd=tmp)
