@@ -80,6 +80,17 @@ static int parse_args(const char *cmd, int argc, char **argv, int npos, bool col
     return DRV_EXIT_OK;
 }
 
+/* The start of draw and diff: their arguments parsed, and FILE loaded into *p. DRV_EXIT_OK, a usage error, or
+ * DRV_EXIT_INPUT after the diagnostics. */
+static int start(const char *cmd, int argc, char **argv, int npos, bool color, DrawArgs *a, Prog **p)
+{
+    int st = parse_args(cmd, argc, argv, npos, color, a);
+    if (st != DRV_EXIT_OK)
+        return st;
+    *p = drv_load(a->pos[0], false);
+    return *p ? DRV_EXIT_OK : DRV_EXIT_INPUT;
+}
+
 /* Writes the picture to path: DRV_EXIT_OK, or DRV_EXIT_INPUT after saying why. */
 static int write_picture(const char *path, const DrawBytes *b)
 {
@@ -100,12 +111,10 @@ static int write_picture(const char *path, const DrawBytes *b)
 int cmd_draw(int argc, char **argv)
 {
     DrawArgs a = {0};
-    int st = parse_args("draw", argc, argv, 2, true, &a);
+    Prog *p = NULL;
+    int st = start("draw", argc, argv, 2, true, &a, &p);
     if (st != DRV_EXIT_OK)
         return st;
-    Prog *p = drv_load(a.pos[0], false);
-    if (!p)
-        return DRV_EXIT_INPUT;
     const char *name = a.pos[1];
     const Name *n = prog_lookup(p, name);
     DrawBytes pic = {0};
@@ -132,12 +141,10 @@ int cmd_draw(int argc, char **argv)
 int cmd_diff(int argc, char **argv)
 {
     DrawArgs a = {0};
-    int st = parse_args("diff", argc, argv, 3, false, &a);
+    Prog *p = NULL;
+    int st = start("diff", argc, argv, 3, false, &a, &p);
     if (st != DRV_EXIT_OK)
         return st;
-    Prog *p = drv_load(a.pos[0], false);
-    if (!p)
-        return DRV_EXIT_INPUT;
     const Map *m1 = drv_resolve(p, a.pos[1]);
     const Map *m2 = m1 ? drv_resolve(p, a.pos[2]) : NULL;
     if (!m1 || !m2) {
