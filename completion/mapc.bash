@@ -35,7 +35,7 @@ _mapc()
         draw) opts="-o --color --rows --max-cells --help" ;;
         diff) opts="-o --rows --max-cells --help" ;;
         emit) opts="-o --header --emit=obj --emit=asm --emit=llvm -O0 -O1 -O2 -O3 --cpu --prefix --isa --help" ;;
-        run) opts="--m --n --k --threads --reps --seed --alpha --beta --check --isa --help" ;;
+        run) opts="--m --n --k --threads --reps --seed --alpha --beta --check --isa --mpi --help" ;;
         equiv|norm|lower|describe|where) opts="--help" ;;
     esac
     opts="$opts $colors"
@@ -44,6 +44,7 @@ _mapc()
     case $prev in
         --isa) COMPREPLY=($(compgen -W "avx512 avx2 portable" -- "$cur")); return ;;
         --check) COMPREPLY=($(compgen -W "all auto" -- "$cur")); return ;;
+        --mpi) COMPREPLY=($(compgen -W "on off auto" -- "$cur")); return ;;
         --cpu) COMPREPLY=($(compgen -W "native x86-64 x86-64-v2 x86-64-v3 x86-64-v4 skylake-avx512 znver4" -- "$cur")); return ;;
         -o|--header) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) [[ $cmd == draw ]] && COMPREPLY=($(compgen -W "padding unit" -- "$cur")); return ;;
@@ -59,7 +60,7 @@ _mapc()
     local -a args=()
     for (( i = cmdi + 1; i < COMP_CWORD; i++ )); do
         case ${COMP_WORDS[i]} in
-            -o|--header|--isa|--check|--cpu|--prefix|--max-cells|--rows|--cols|--color|--m|--n|--k|--threads|--reps|--seed|--alpha|--beta) (( i++ )) ;;
+            -o|--header|--isa|--check|--mpi|--cpu|--prefix|--max-cells|--rows|--cols|--color|--m|--n|--k|--threads|--reps|--seed|--alpha|--beta) (( i++ )) ;;
             -e) (( i++ )); args+=("-e") ;;
             -*) ;;
             *) args+=("${COMP_WORDS[i]}") ;;

@@ -1,6 +1,7 @@
 /* context.c — the runtime context: its configuration, thread pool, interpreter and caches of moves. */
 #include "algebra/algebra.h"
 #include "rt_impl.h"
+#include "transport.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@ RtContext *rt_new(Prog *prog, const RtConfig *cfg)
         return NULL;
     rt->prog = prog;
     rt->cfg = cfg ? *cfg : rt_default_config();
+    rt->transport = rt->cfg.transport;
     rt->threads = rt->cfg.threads > 0 ? rt->cfg.threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (rt->threads < 1)
         rt->threads = 1;
@@ -33,6 +35,7 @@ void rt_free(RtContext *rt)
     rt_pool_free(rt->pool);
     eqv_evaluator_free(rt->ev);
     rt_plans_free(rt->plans);
+    rt_plans_free(rt->tag_plans);
     rt_kernels_free(rt->kernels);
     free(rt);
 }
@@ -40,3 +43,11 @@ void rt_free(RtContext *rt)
 int rt_threads(const RtContext *rt) { return rt->threads; }
 
 Prog *rt_prog(const RtContext *rt) { return rt->prog; }
+
+int rt_chip(const RtContext *rt) { return rt->transport ? rt->transport->rank : -1; }
+
+int rt_procs(const RtContext *rt) { return rt->transport ? rt->transport->size : 1; }
+
+RtTransport *rt_transport(const RtContext *rt) { return rt->transport; }
+
+bool rt_holds_chip(const RtContext *rt, uint64_t c) { return !rt->transport || c == (uint64_t)rt->transport->rank; }

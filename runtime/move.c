@@ -54,12 +54,20 @@ static uint64_t host_offset(RtContext *rt, const RtTensor *t, const uint64_t *of
 
 /* ---- plans (the interpreter's moves: checked, slow) ---- */
 
+/* The destination positions [lo, hi) a move writes (relative to its destination pointer): this process's
+ * chip under a transport, everything otherwise. */
+typedef struct Keep {
+    uint64_t lo, hi;
+} Keep;
+static const Keep keep_all = {0, UINT64_MAX};
+
 typedef struct Exec {
     const Plan *plan;
     unsigned char *dst;
     const unsigned char *src;
     size_t es;
     size_t *bounds;     /* task i runs runs[bounds[i] .. bounds[i+1]) */
+    Keep keep;
 } Exec;
 
 static void exec_task(void *arg, int task)
@@ -68,18 +76,22 @@ static void exec_task(void *arg, int task)
     size_t es = x->es;
     for (size_t i = x->bounds[task]; i < x->bounds[task + 1]; i++) {
         const Run *r = &x->plan->runs[i];
-        unsigned char *d = x->dst + r->dst * es;
+        uint64_t lo = r->dst > x->keep.lo ? r->dst : x->keep.lo;
+        uint64_t hi = r->dst + r->len < x->keep.hi ? r->dst + r->len : x->keep.hi;
+        if (lo >= hi)
+            continue;
+        unsigned char *d = x->dst + lo * es;
         if (r->src == RUN_ZERO)
-            memset(d, 0, r->len * es);
+            memset(d, 0, (hi - lo) * es);
         else
-            memcpy(d, x->src + r->src * es, r->len * es);
+            memcpy(d, x->src + (r->src + lo - r->dst) * es, (hi - lo) * es);
     }
 }
 
 /* Runs the plan from src to dst (element pointers at the views' first positions) on the pool. Each
  * task gets a contiguous slice of the runs with about the same number of elements, so results are
  * identical whatever the thread count. */
-static int execute(RtContext *rt, const Plan *plan, void *dst, const void *src, size_t es)
+static int execute(RtContext *rt, const Plan *plan, void *dst, const void *src, size_t es, Keep keep)
 {
     if (!plan->nruns)
         return 0;
@@ -101,7 +113,7 @@ static int execute(RtContext *rt, const Plan *plan, void *dst, const void *src, 
     }
     while (k <= ntasks)
         bounds[k++] = plan->nruns;
-    Exec x = {plan, dst, src, es, bounds};
+    Exec x = {plan, dst, src, es, bounds, keep};
     rt_pool_run(rt->pool, ntasks, exec_task, &x);
     free(bounds);
     return 0;
@@ -131,6 +143,8 @@ typedef struct Parts {
     int nterms;
     const int64_t *terms;   /* per unit: its units' term values */
     const signed char *kind;/* per unit: CELL_LIVE, CELL_PAD_ZERO, or -1 (left alone) */
+    uint64_t part;          /* elements of one unit's part */
+    Keep keep;
     int ntasks;
 } Parts;
 
@@ -140,6 +154,8 @@ static void parts_task(void *arg, int task)
     uint64_t lo = p->nunits * (uint64_t)task / (uint64_t)p->ntasks;
     uint64_t hi = p->nunits * (uint64_t)(task + 1) / (uint64_t)p->ntasks;
     for (uint64_t u = lo; u < hi; u++) {
+        if (u * p->part < p->keep.lo || u * p->part >= p->keep.hi)
+            continue; /* another process's chip */
         if (p->kind[u] == CELL_LIVE)
             p->fn(p->dst + u * p->step, p->src, p->terms + u * (uint64_t)p->nterms);
         else if (p->kind[u] == CELL_PAD_ZERO)
@@ -163,10 +179,12 @@ static int term_count(const Map *m)
  * when d is pair(UNITS, part) — the view's units (units set) or, for a destination of one unit, its
  * outermost digit when the parts are large — one kernel parametrized by the unit moves each unit's part,
  * a task per unit (or per range of units) on the pool; a unit that is padding is zeroed (pad(zero)) or
- * left. Returns 0, -1 with rt_error set, or 1 when no kernel applies (the caller moves by plan). */
+ * left; only the parts that start inside keep are moved. Returns 0, -1 with rt_error set, or 1 when no
+ * kernel applies (the caller moves by plan). */
 static int jit_move(RtContext *rt, const Map *d, bool units, const Map *s, ElemType elem, unsigned char *dst,
-                    const unsigned char *src)
+                    const unsigned char *src, Keep keep)
 {
+    bool partial = keep.lo > 0 || keep.hi < d->size;
     if (!cover_proved(rt->prog, s, d))
         return 1;
     bool split = d->kind == MAP_PAIR && d->l->size <= RT_MAX_PARTS &&
@@ -182,6 +200,8 @@ static int jit_move(RtContext *rt, const Map *d, bool units, const Map *s, ElemT
         memcpy(rt->error, saved, sizeof saved); /* the plan decides, and says why if it cannot */
         return 1;
     }
+    if (!split && partial)
+        return 1; /* the plan moves this process's part only */
     if (!split) {
         fn(dst, src, NULL);
         return 0;
@@ -215,7 +235,7 @@ static int jit_move(RtContext *rt, const Map *d, bool units, const Map *s, ElemT
     } else {
         int64_t none = 0;
         Parts p = {.fn = fn, .dst = dst, .src = src, .step = d->r->size * elem_type_size(elem), .nunits = n,
-                   .nterms = nt, .terms = terms ? terms : &none, .kind = kind};
+                   .nterms = nt, .terms = terms ? terms : &none, .kind = kind, .part = d->r->size, .keep = keep};
         uint64_t most = (uint64_t)RT_TASKS_PER_THREAD * (uint64_t)rt->threads;
         p.ntasks = (int)(n < most ? n : rt->threads == 1 ? 1 : most);
         rt_pool_run(rt->pool, p.ntasks, parts_task, &p);
@@ -225,6 +245,12 @@ static int jit_move(RtContext *rt, const Map *d, bool units, const Map *s, ElemT
     free(c.coord);
     free(vals);
     return r;
+}
+
+/* jit_move over the whole destination (the RtKernelMove that rt_tag_plan runs on tags). */
+static int kernel_move(RtContext *rt, const Map *d, bool units, const Map *s, ElemType elem, void *dst, const void *src)
+{
+    return jit_move(rt, d, units, s, elem, dst, src, keep_all);
 }
 
 /* ---- host transfers and DMA ---- */
@@ -246,64 +272,115 @@ static bool whole_view(const RtView *v)
     return v->map == v->tensor->flat && v->pos_offset == 0 && v->index_offset == v->tensor->zero_offset;
 }
 
+/* The part of view v's destination positions this process writes (relative to the view). */
+static Keep keep_of(const RtContext *rt, const RtView *v)
+{
+    if (!rt_spread(rt, v->tensor))
+        return keep_all;
+    uint64_t lo, hi, off = v->pos_offset;
+    rt_own_range(rt, v->tensor, &lo, &hi);
+    return (Keep){lo > off ? lo - off : 0, hi > off ? hi - off : 0};
+}
+
 int rt_from_host(RtContext *rt, const RtView *dst, const void *host)
 {
-    if (check_views(rt, dst, dst) != 0 || !host)
+    if (check_views(rt, dst, dst) != 0)
+        return -1;
+    RtTensor *t = dst->tensor;
+    bool spread = rt_spread(rt, t), root = rt_chip(rt) <= 0, whole = spread && whole_view(dst);
+    if (!host && (root || !spread))
         return rt_fail(rt, "a view or the host array is missing");
     if (!dst->writable)
         return rt_fail(rt, "the destination is a read view; make a write view to fill it");
-    RtTensor *t = dst->tensor;
     const Map *h = host_map(rt, t), *d = h ? rt_logical(rt, dst->map, t->axes) : NULL;
     if (!d)
         return -1;
     size_t es = elem_type_size(t->elem);
     unsigned char *base = (unsigned char *)t->data + dst->pos_offset * es;
-    /* the view's indices are relative to index_offset: the host array read from there on */
-    const unsigned char *from = (const unsigned char *)host + host_offset(rt, t, dst->index_offset) * es;
-    rt->stats.host_moves++;
-    int r = jit_move(rt, d, rt_view_has_units(dst), h, t->elem, base, from);
-    if (r <= 0)
-        return r;
     int naxes = rt->prog->naxes;
     int64_t *delta = calloc((size_t)naxes + 1, sizeof *delta);
     if (!delta)
         return rt_fail(rt, "out of memory");
     for (int a = 0; a < naxes; a++)
         delta[a] = (int64_t)dst->index_offset[a];
-    const Plan *p = rt_plan(rt, d, h, delta, false);
+    const Plan *p = NULL;
+    unsigned char *copy = NULL; /* this process's copy of process 0's host array, where it is not process 0 */
+    int r = 0;
+    if (spread && !whole) { /* a part of the tensor: process 0 sends every process the runs its chip holds */
+        if (!(p = rt_plan(rt, d, h, delta, false)))
+            r = -1;
+        else if (!root && !(copy = calloc(h->size ? h->size : 1, es)))
+            r = rt_fail(rt, "out of memory receiving a host array");
+        RtSide ds = {t, t->data, dst->pos_offset}, ss = {NULL, root ? (unsigned char *)host : copy, 0};
+        if (r == 0)
+            r = rt_chips_exchange(rt, p, &ds, &ss, es);
+        if (copy)
+            host = copy;
+    }
+    /* the whole tensor: process 0 lays out every chip, then sends each chip its unit buffers */
+    Keep keep = whole ? (root ? keep_all : (Keep){0, 0}) : keep_of(rt, dst);
+    rt->stats.host_moves++;
+    if (r == 0 && keep.lo < keep.hi) {
+        /* the view's indices are relative to index_offset: the host array read from there on */
+        const unsigned char *from = (const unsigned char *)host + host_offset(rt, t, dst->index_offset) * es;
+        r = jit_move(rt, d, rt_view_has_units(dst), h, t->elem, base, from, keep);
+    }
+    if (r > 0) {
+        p = p ? p : rt_plan(rt, d, h, delta, false);
+        r = !p || check_extent(rt, p, dst->pos_offset, t->elems, 0, h->size) != 0 ? -1
+                                                                                  : execute(rt, p, base, host, es, keep);
+    }
+    if (r == 0 && whole)
+        r = rt_chips_whole(rt, t, true);
     free(delta);
-    if (!p || check_extent(rt, p, dst->pos_offset, t->elems, 0, h->size) != 0)
-        return -1;
-    return execute(rt, p, base, host, es);
+    free(copy);
+    return r;
 }
 
 int rt_to_host(RtContext *rt, const RtView *src, void *host)
 {
-    if (check_views(rt, src, src) != 0 || !host)
-        return rt_fail(rt, "a view or the host array is missing");
+    if (check_views(rt, src, src) != 0)
+        return -1;
     RtTensor *t = src->tensor;
+    bool spread = rt_spread(rt, t), root = rt_chip(rt) <= 0, whole = spread && whole_view(src);
+    if (!host && (root || !spread))
+        return rt_fail(rt, "a view or the host array is missing");
     const Map *h = host_map(rt, t), *s = h ? rt_logical(rt, src->map, t->axes) : NULL;
     if (!s)
         return -1;
     size_t es = elem_type_size(t->elem);
     const unsigned char *base = (const unsigned char *)t->data + src->pos_offset * es;
-    rt->stats.host_moves++;
-    if (whole_view(src)) { /* every index is held (docs/language.md §5): the kernel reads one replica of each */
-        int r = jit_move(rt, h, false, s, t->elem, host, base);
-        if (r <= 0)
-            return r;
-    }
     int naxes = rt->prog->naxes;
     int64_t *delta = calloc((size_t)naxes + 1, sizeof *delta);
     if (!delta)
         return rt_fail(rt, "out of memory");
     for (int a = 0; a < naxes; a++)
         delta[a] = -(int64_t)src->index_offset[a];
-    const Plan *p = rt_plan(rt, h, s, delta, true);
+    const Plan *p = NULL;
+    int r = 1;
+    /* a replica on every chip: process 0's own is whole */
+    bool gather = whole && !(t->maps[0]->kind == MAP_BCAST && t->units.chips > 1);
+    if (whole) { /* every chip sends process 0 its unit buffers */
+        r = gather && rt_chips_whole(rt, t, false) != 0 ? -1 : root ? 1 : 0;
+    } else if (spread) { /* a part: every process sends process 0 the runs of its chip it needs */
+        RtSide ds = {NULL, host, 0}, ss = {t, t->data, src->pos_offset};
+        p = rt_plan(rt, h, s, delta, true);
+        r = !p ? -1 : rt_chips_exchange(rt, p, &ds, &ss, es) != 0 ? -1 : root ? 1 : 0;
+    }
+    if (r > 0) {
+        rt->stats.host_moves++;
+        if (whole_view(src)) /* every index is held (docs/language.md §5): the kernel reads one replica of each */
+            r = jit_move(rt, h, false, s, t->elem, host, base, keep_all);
+    }
+    if (r > 0) {
+        p = p ? p : rt_plan(rt, h, s, delta, true);
+        r = !p || check_extent(rt, p, 0, h->size, src->pos_offset, t->elems) != 0 ? -1
+                                                                                 : execute(rt, p, host, base, es, keep_all);
+    }
+    if (gather && root)
+        rt_chips_release(rt, t);
     free(delta);
-    if (!p || check_extent(rt, p, 0, h->size, src->pos_offset, t->elems) != 0)
-        return -1;
-    return execute(rt, p, host, base, es);
+    return r;
 }
 
 /* Whether the two tensors have the same axes (one logical tensor, whatever its distributions); an axis of
@@ -313,6 +390,54 @@ static bool same_axes(const RtContext *rt, const RtTensor *a, const RtTensor *b)
     for (int i = 0; i < rt->prog->naxes; i++)
         if (a->axes[i] != b->axes[i] && rt->prog->axes[i].size > 1)
             return false;
+    return true;
+}
+
+/* The chip mapping m with every broadcast factor (size b > 1) replaced by m![1 # b]: the replica at
+ * coordinate 0 of the factor; *shift receives the chips to add so that chip c (0 <= c < |m|) reads its own
+ * replica there. m itself (shift 0) when it has no such factor; NULL if a mapping cannot be made. */
+static const Map *own_replica(RtContext *rt, const Map *m, uint64_t c, uint64_t *shift)
+{
+    MapWhy why;
+    *shift = 0;
+    if (m->kind == MAP_BCAST && m->size > 1) {
+        const Map *one = map_make_bcast(&rt->prog->arena, 1, m->loc, why);
+        *shift = c;
+        return one ? map_make_op(&rt->prog->arena, MAP_PAD, PAD_TOP, one, m->size, m->loc, why) : NULL;
+    }
+    if (m->kind != MAP_PAIR)
+        return m;
+    uint64_t rs = m->r->size, sl, sr;
+    const Map *l = own_replica(rt, m->l, c / rs, &sl), *r = l ? own_replica(rt, m->r, c % rs, &sr) : NULL;
+    if (!r)
+        return NULL;
+    *shift = sl * rs + sr;
+    return l == m->l && r == m->r ? m : map_make_pair(&rt->prog->arena, l, r, m->loc, why);
+}
+
+/* Under a transport, a source replicated over chips (broadcast factors in its Chip mapping) is read from the
+ * replica on this process's chip: *out is v over that replica (the other replicas padding). False when v
+ * is not a whole-chip view of such a tensor, or this process holds none of its chips. */
+static bool rebase_replica(RtContext *rt, const RtView *v, RtView *out)
+{
+    RtTensor *t = v->tensor;
+    uint64_t ce = t->units.clusters * t->units.slices * t->units.elements, me = (uint64_t)rt_chip(rt), shift;
+    if (!rt_spread(rt, t) || t->units.chips < 2 || v->dims[0] != t->maps[0] || me >= t->units.chips)
+        return false;
+    const Map *chip = own_replica(rt, t->maps[0], me, &shift);
+    if (!chip || chip == t->maps[0])
+        return false;
+    MapWhy why;
+    const Map *dims[4];
+    memcpy(dims, v->dims, sizeof dims);
+    dims[0] = chip;
+    const Map *m = tensor_layout(&rt->prog->arena, t->mem, dims, why);
+    if (!m)
+        return false;
+    *out = *v;
+    out->map = m;
+    memcpy(out->dims, dims, sizeof dims);
+    out->pos_offset = v->pos_offset + shift * ce;
     return true;
 }
 
@@ -334,22 +459,46 @@ int rt_dma(RtContext *rt, const RtView *dst, const RtView *src)
             return rt_fail(rt, "HBM<->DM DMA needs 8-byte aligned addresses: the views start at bytes %llu and %llu",
                            U(src->pos_offset * es), U(dst->pos_offset * es));
     }
+    /* a replicated source is read on this process's chip when no exchange is needed: the destination is
+     * this process's own, or the source is whole on every chip */
+    RtView here;
+    bool local_dst = !rt_spread(rt, dt), everywhere = st->maps[0]->kind == MAP_BCAST && st->units.chips > 1;
+    bool rebased = (local_dst || everywhere) && rebase_replica(rt, src, &here);
+    if (rebased)
+        src = &here;
     const Map *d = rt_logical(rt, dst->map, dt->axes), *s = d ? rt_logical(rt, src->map, st->axes) : NULL;
     if (!s)
         return -1;
     unsigned char *dbase = (unsigned char *)dt->data + dst->pos_offset * es;
     const unsigned char *sbase = (const unsigned char *)st->data + src->pos_offset * es;
-    if (dt->data != st->data) { /* within one buffer, the plan checks the exact ranges for overlap */
-        int jit = jit_move(rt, d, rt_view_has_units(dst), s, dt->elem, dbase, sbase);
-        if (jit <= 0) {
-            rt->stats.jit_moves += jit == 0;
-            return jit;
-        }
-    }
     int64_t *delta = calloc((size_t)rt->prog->naxes + 1, sizeof *delta);
     if (!delta)
         return rt_fail(rt, "out of memory");
-    const Plan *p = rt_plan(rt, d, s, delta, false);
+    const Plan *p = NULL;
+    /* between chips of different processes: the runs this process's chip needs arrive first */
+    if (!rebased && !local_dst && rt_spread(rt, st)) {
+        RtSide ds = {dt, dt->data, dst->pos_offset}, ss = {st, st->data, src->pos_offset};
+        const Plan *x = rt_tag_plan(rt, dst, d, src, s, kernel_move);
+        p = x ? NULL : rt_plan(rt, d, s, delta, false);
+        if ((!x && !p) || rt_chips_exchange(rt, x ? x : p, &ds, &ss, es) != 0) {
+            free(delta);
+            return -1;
+        }
+    }
+    Keep keep = keep_of(rt, dst);
+    if (keep.lo >= keep.hi) { /* this process holds none of the destination */
+        free(delta);
+        return 0;
+    }
+    if (dt->data != st->data) { /* within one buffer, the plan checks the exact ranges for overlap */
+        int jit = jit_move(rt, d, rt_view_has_units(dst), s, dt->elem, dbase, sbase, keep);
+        if (jit <= 0) {
+            rt->stats.jit_moves += jit == 0;
+            free(delta);
+            return jit;
+        }
+    }
+    p = p ? p : rt_plan(rt, d, s, delta, false);
     free(delta);
     if (!p || check_extent(rt, p, dst->pos_offset, dt->elems, src->pos_offset, st->elems) != 0)
         return -1;
@@ -362,5 +511,30 @@ int rt_dma(RtContext *rt, const RtView *dst, const RtView *src)
                            U(s1), U(d0), U(d1));
     }
     rt->stats.plan_moves++;
-    return execute(rt, p, dbase, sbase, es);
+    return execute(rt, p, dbase, sbase, es, keep);
+}
+
+int rt_dma_chip_bytes(RtContext *rt, const RtView *dst, const RtView *src, uint64_t *bytes)
+{
+    *bytes = 0;
+    if (check_views(rt, dst, src) != 0)
+        return -1;
+    RtTensor *dt = dst->tensor, *st = src->tensor;
+    if (dt->mem == MEM_HOST || st->mem == MEM_HOST || dt->local || st->local ||
+        (st->maps[0]->kind == MAP_BCAST && st->units.chips > 1))
+        return 0;
+    if (dt->elem != st->elem || !same_axes(rt, dt, st))
+        return rt_fail(rt, "the views do not hold one logical tensor of one element type");
+    const Map *d = rt_logical(rt, dst->map, dt->axes), *s = d ? rt_logical(rt, src->map, st->axes) : NULL;
+    int64_t *delta = s ? calloc((size_t)rt->prog->naxes + 1, sizeof *delta) : NULL;
+    if (!delta)
+        return s ? rt_fail(rt, "out of memory") : -1;
+    const Plan *p = rt_tag_plan(rt, dst, d, src, s, kernel_move); /* the runs rt_dma exchanges */
+    p = p ? p : rt_plan(rt, d, s, delta, false);
+    free(delta);
+    if (!p)
+        return -1;
+    RtSide ds = {dt, dt->data, dst->pos_offset}, ss = {st, st->data, src->pos_offset};
+    *bytes = rt_chips_cross_bytes(rt, p, &ds, &ss, elem_type_size(dt->elem));
+    return 0;
 }

@@ -52,7 +52,7 @@ static size_t table_slot(const IndexTable *t, const uint64_t *c)
     return i;
 }
 
-static bool push_run(Plan *p, size_t *cap, uint64_t dst, uint64_t src)
+bool rt_plan_push(Plan *p, size_t *cap, uint64_t dst, uint64_t src)
 {
     if (p->nruns) {
         Run *r = &p->runs[p->nruns - 1];
@@ -131,7 +131,7 @@ static int build(RtContext *rt, Plan *p)
         } else {
             continue; /* pad(top), pad(bottom), overflow: never written */
         }
-        if (!push_run(p, &cap, d, src)) {
+        if (!rt_plan_push(p, &cap, d, src)) {
             rt_fail(rt, "out of memory planning a move");
             goto out;
         }

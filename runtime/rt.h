@@ -15,6 +15,10 @@
 typedef struct RtConfig {
     TensorLimits limits;        /* capacities (docs/language.md §5); tensor_default_limits() */
     int threads;                /* worker threads; 0: one per core */
+    /* The job's processes, one chip each (process r holds and computes chip r of every device tensor,
+     * moves between chips go through it); NULL: this process holds every chip, each a group of threads.
+     * Not owned: it must outlive the context. */
+    struct RtTransport *transport;
 } RtConfig;
 
 /* The defaults of docs/language.md §5. */
@@ -35,6 +39,14 @@ int rt_fail(RtContext *rt, const char *fmt, ...) __attribute__((format(printf, 2
 int rt_threads(const RtContext *rt);
 /* The program the context was made over. */
 Prog *rt_prog(const RtContext *rt);
+/* The chip this process holds (its rank) and the job's processes; -1 and 1 without a transport, where
+ * this process holds every chip. */
+int rt_chip(const RtContext *rt);
+int rt_procs(const RtContext *rt);
+/* The context's transport (NULL in one process). */
+struct RtTransport *rt_transport(const RtContext *rt);
+/* Whether this process holds chip c of a device tensor (always without a transport). */
+bool rt_holds_chip(const RtContext *rt, uint64_t c);
 
 /* ---- Tensors ---- */
 
@@ -56,6 +68,9 @@ RtTensor *rt_tensor_new_axes(RtContext *rt, MemKind mem, ElemType elem, const Ma
  * against the context's limits). NULL with rt_error set if there is no such tensor. */
 RtTensor *rt_tensor_declared(RtContext *rt, const char *name);
 void rt_tensor_free(RtTensor *t);
+/* Makes t this process's scratch (as a host tensor): under a transport every process has all of it, moves
+ * into it read only the source's chips this process holds, moves out of it write only those chips. */
+void rt_tensor_make_local(RtTensor *t);
 void *rt_tensor_data(const RtTensor *t);        /* every unit's buffer, in unit order */
 uint64_t rt_tensor_elems(const RtTensor *t);     /* positions of the layout: units x |Element| */
 ElemType rt_tensor_elem(const RtTensor *t);
@@ -112,10 +127,16 @@ typedef struct RtStats {
     uint64_t jit_moves, plan_moves;     /* DMAs by kernel, by plan */
     uint64_t host_moves;                /* host transfers (by kernel when they can be, else by plan) */
     uint64_t kernels_compiled;          /* kernels of DMAs and host transfers */
+    uint64_t chip_bytes_sent, chip_bytes_received;  /* this process's bytes to and from other chips' processes */
 } RtStats;
 RtStats rt_stats(const RtContext *rt);
 
-/* Writes a dense row-major host array of the logical tensor into the view: every live cell gets its
+/* Under a transport, host arrays are process 0's: rt_from_host sends each process the part its chip holds
+ * (other processes pass NULL or any array, which is not read), rt_to_host gathers the view into process
+ * 0's array (other processes' host may be NULL), rt_dma moves between chips the bytes the destination's
+ * chip needs from each other chip. Every process makes the same calls in the same order.
+ *
+ * Writes a dense row-major host array of the logical tensor into the view: every live cell gets its
  * element (every replica: each unit holding an index gets it), pad(zero) cells get 0, pad(top) cells are
  * left, pad(bottom) cells are never touched. */
 int rt_from_host(RtContext *rt, const RtView *dst, const void *host);
@@ -129,5 +150,12 @@ int rt_to_host(RtContext *rt, const RtView *src, void *host);
  * HBM<->DM transfers need 8-byte aligned views. Each destination unit's part is one task on the thread
  * pool, through one JIT-compiled kernel parametrized by the unit (cached by the layouts). */
 int rt_dma(RtContext *rt, const RtView *dst, const RtView *src);
+
+/* The traffic model of rt_dma between chips: the bytes the move sends from one chip to another when each
+ * chip is a process, from the two layouts (the move's plan: each destination chip's live cells whose source
+ * element lies on another chip; 0 when the source is replicated on every chip, so each chip reads its own,
+ * or either side is a host or local tensor). The same with or without a transport. 0, or -1 with rt_error
+ * set. */
+int rt_dma_chip_bytes(RtContext *rt, const RtView *dst, const RtView *src, uint64_t *bytes);
 
 #endif

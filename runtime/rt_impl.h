@@ -32,6 +32,22 @@ typedef struct Plan {
  * missing_ok (then it is skipped). NULL with rt_error set on error. */
 const Plan *rt_plan(RtContext *rt, const Map *dst, const Map *src, const int64_t *delta, bool missing_ok);
 void rt_plans_free(Plan *p);
+/* Appends the run dst <- src of one element to p's runs (cap: their capacity), extending the last run when
+ * both continue it (src RUN_ZERO: a zero). False when memory runs out. */
+bool rt_plan_push(Plan *p, size_t *cap, uint64_t dst, uint64_t src);
+
+/* Runs the JIT kernel of the move from s (at src) into d (at dst) over the whole destination: 0, -1 with
+ * rt_error set, or 1 when no kernel applies (move.c's, handed to rt_tag_plan). */
+typedef int (*RtKernelMove)(RtContext *rt, const Map *d, bool units, const Map *s, ElemType elem, void *dst,
+                            const void *src);
+/* The plan of the move of view src (its logical mapping s) into view dst (d) that the move's own JIT
+ * kernel (run by move) carries out, found by running that kernel on position tags (every source position p
+ * holds p + 1): the live destination cells it writes and the source positions they read, as runs relative
+ * to the views (pad(zero) cells are left out). Cached by the two mappings. NULL when no kernel applies or
+ * the tags do not fit (2^32 - 2 source positions or more, a DM tensor whose i32 tags exceed a slice): the
+ * caller plans with the interpreter (rt_plan). */
+const Plan *rt_tag_plan(RtContext *rt, const RtView *dst, const Map *d, const RtView *src, const Map *s,
+                        RtKernelMove move);
 
 /* ---- JIT relayout kernels (kernel.c) ---- */
 
@@ -58,11 +74,13 @@ const Map *rt_tile_map(RtContext *rt, const Map *m, const Map *index, uint64_t l
 
 struct RtContext {
     Prog *prog;
+    struct RtTransport *transport;  /* NULL: one process */
     RtConfig cfg;
     RtPool *pool;
     int threads;
     Evaluator *ev;
     Plan *plans;
+    Plan *tag_plans;                /* rt_tag_plan's, by mappings */
     RtKernel *kernels;
     RtStats stats;
     char error[512];
@@ -78,6 +96,8 @@ struct RtTensor {
     const Map *flat;        /* the layout, pair(UNITS, Element) when there is more than one unit */
     bool *axes;             /* the tensor's axes (naxes flags): digits of the others replicate it */
     void *data;             /* every unit's buffer, unit u's at [u*|Element|, (u+1)*|Element|) */
+    size_t alloc;           /* bytes mapped for data */
+    bool local;             /* this process's scratch (rt_tensor_make_local) */
     uint64_t elems;
     uint64_t *zero_offset;  /* naxes zeros: the index offset of a whole-tensor view */
     const Map *host;        /* the dense row-major mapping of the logical tensor, made on first use */
@@ -87,6 +107,35 @@ struct RtTensor {
  * same positions and padding, cells projected on the tensor's own axes (replicas then hold one index).
  * m itself when nothing changes; NULL with rt_error set when a composite base mixes in such an axis. */
 const Map *rt_logical(RtContext *rt, const Map *m, const bool *axes);
+/* ---- Chips over processes (chips.c) ---- */
+
+/* The element positions [*lo, *hi) of t's buffer this process writes: its chip's units under a transport
+ * (empty when t has no such chip), the whole buffer otherwise and for host and local tensors. */
+void rt_own_range(const RtContext *rt, const RtTensor *t, uint64_t *lo, uint64_t *hi);
+/* Whether moves into or out of t may cross processes: a transport of more than one process and a device
+ * tensor that is not local. */
+bool rt_spread(const RtContext *rt, const RtTensor *t);
+
+/* One side of an inter-process move: a tensor's buffer (t set) or process 0's host array (t NULL), from
+ * element position off; base is this process's copy at position 0 of the side. */
+typedef struct RtSide {
+    const RtTensor *t;
+    unsigned char *base;
+    uint64_t off;
+} RtSide;
+/* Before a local move by plan p from src into dst: every process sends the source runs it holds to the
+ * process holding their destination, and receives into its copy of the source the runs its destination
+ * needs from other processes (the same plan on every process decides both). 0, or -1 with rt_error set. */
+int rt_chips_exchange(RtContext *rt, const Plan *p, const RtSide *dst, const RtSide *src, size_t es);
+/* Host transfers of a whole tensor under a transport: process 0 sends every other chip its unit buffers
+ * (scatter; process 0 then gives back the pages of those chips) or receives them (gather, into its
+ * copy). 0, or -1 with rt_error set. */
+int rt_chips_whole(RtContext *rt, RtTensor *t, bool scatter);
+/* Gives back the pages of t's chips that this process does not hold. */
+void rt_chips_release(const RtContext *rt, RtTensor *t);
+/* The bytes p moves between different processes (chips), for the traffic model. */
+uint64_t rt_chips_cross_bytes(const RtContext *rt, const Plan *p, const RtSide *dst, const RtSide *src, size_t es);
+
 /* Whether the view's mapping is pair(UNITS, Element) of its tensor's units. */
 bool rt_view_has_units(const RtView *v);
 

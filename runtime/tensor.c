@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define U(x) ((unsigned long long)(x))
 
@@ -41,6 +42,12 @@ RtTensor *rt_tensor_new_axes(RtContext *rt, MemKind mem, ElemType elem, const Ma
         rt_fail(rt, "a tensor of %llu %s elements cannot be allocated", U(flat->size), elem_type_name(elem));
         return NULL;
     }
+    TensorUnits units = tensor_units(mem, maps);
+    if (mem != MEM_HOST && units.chips > (uint64_t)rt_procs(rt) && rt_procs(rt) > 1) {
+        rt_fail(rt, "the tensor spans %llu chips but the job has %d processes (one per chip)", U(units.chips),
+                rt_procs(rt));
+        return NULL;
+    }
     RtTensor *t = calloc(1, sizeof *t);
     bool *own = arena_alloc(&p->arena, (size_t)p->naxes + 1);
     if (!t) {
@@ -51,18 +58,21 @@ RtTensor *rt_tensor_new_axes(RtContext *rt, MemKind mem, ElemType elem, const Ma
         memcpy(own, axes, (size_t)p->naxes);
     else
         map_mark_axes(flat, own);
-    *t = (RtTensor){.rt = rt, .mem = mem, .elem = elem, .nmaps = nmaps, .units = tensor_units(mem, maps),
+    *t = (RtTensor){.rt = rt, .mem = mem, .elem = elem, .nmaps = nmaps, .units = units,
                     .flat = flat, .axes = own, .elems = flat->size};
     memcpy(t->maps, maps, (size_t)nmaps * sizeof *maps);
     t->zero_offset = arena_alloc(&p->arena, ((size_t)p->naxes + 1) * sizeof *t->zero_offset);
-    size_t alloc = (size_t)((bytes + 63) & ~UINT64_C(63));
-    t->data = aligned_alloc(64, alloc ? alloc : 64);
-    if (!t->data) {
+    /* anonymous pages are zero and take memory only when touched: a process of a job touches only its
+     * chip's units (and the runs it receives from other chips) */
+    t->alloc = (size_t)((bytes + 4095) & ~UINT64_C(4095));
+    if (!t->alloc)
+        t->alloc = 4096;
+    t->data = mmap(NULL, t->alloc, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (t->data == MAP_FAILED) {
         free(t);
         rt_fail(rt, "cannot allocate %llu bytes", U(bytes));
         return NULL;
     }
-    memset(t->data, 0, alloc ? alloc : 64);
     return t;
 }
 
@@ -95,9 +105,11 @@ void rt_tensor_free(RtTensor *t)
 {
     if (!t)
         return;
-    free(t->data);
+    munmap(t->data, t->alloc);
     free(t);
 }
+
+void rt_tensor_make_local(RtTensor *t) { t->local = true; }
 
 void *rt_tensor_data(const RtTensor *t) { return t->data; }
 uint64_t rt_tensor_elems(const RtTensor *t) { return t->elems; }

@@ -29,6 +29,10 @@ struct mapc_program {
 /* A type by name, or an inline "m![...]" parsed against the program (diagnostics appended), into *m:
  * MAPC_ERR_ARGUMENT (NULL), MAPC_ERR_INPUT (errors), MAPC_ERR_NOT_FOUND (no such type). */
 mapc_status api_resolve(mapc_program *p, const char *name, const Map **m);
+struct RtTransport;
+/* A runtime over p whose chips are the processes of transport (NULL: one process); the runtime owns and frees
+ * the transport, also when the call fails. */
+mapc_status api_runtime_create(mapc_program *p, int threads, struct RtTransport *transport, mapc_runtime **out);
 
 /* Copies the printf-style message into buf[cap] (the objects' last-error strings). */
 void api_set_error(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -2,6 +2,7 @@
  * host transfers, tiles and DMA through the runtime. */
 #include "api_impl.h"
 #include "rt.h"
+#include "transport.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,25 +23,31 @@ struct mapc_runtime {
     RtContext *rt;          /* owned */
     mapc_tensor *tensors;   /* owned, newest first */
     mapc_view *views;       /* owned, newest first */
+    RtTransport *transport; /* owned: the processes of an MPI runtime, NULL in one process */
     char error[512];
 };
 
-static mapc_status runtime_create_body(mapc_program *p, int threads, mapc_runtime **out)
+static mapc_status runtime_create_body(mapc_program *p, int threads, RtTransport *transport, mapc_runtime **out)
 {
-    if (!out)
+    if (!out || !p || threads < 0 || threads > 1024) {
+        rt_transport_free(transport);
+        if (out)
+            *out = NULL;
         return MAPC_ERR_ARGUMENT;
+    }
     *out = NULL;
-    if (!p || threads < 0 || threads > 1024)
-        return MAPC_ERR_ARGUMENT;
-    if (p->compile_errors)
-        return MAPC_ERR_INPUT;
-    mapc_runtime *r = calloc(1, sizeof *r);
-    if (!r)
-        return MAPC_ERR_NOMEM;
+    mapc_runtime *r = p->compile_errors ? NULL : calloc(1, sizeof *r);
+    if (!r) {
+        rt_transport_free(transport);
+        return p->compile_errors ? MAPC_ERR_INPUT : MAPC_ERR_NOMEM;
+    }
     RtConfig cfg = rt_default_config();
     cfg.threads = threads;
+    cfg.transport = transport;
     r->p = p;
+    r->transport = transport;
     if (!(r->rt = rt_new(p->prog, &cfg))) {
+        rt_transport_free(transport);
         free(r);
         return MAPC_ERR_NOMEM;
     }
@@ -48,9 +55,14 @@ static mapc_status runtime_create_body(mapc_program *p, int threads, mapc_runtim
     return MAPC_OK;
 }
 
+mapc_status api_runtime_create(mapc_program *p, int threads, RtTransport *transport, mapc_runtime **out)
+{
+    GUARDED(runtime_create_body(p, threads, transport, out));
+}
+
 mapc_status mapc_runtime_create(mapc_program *p, int threads, mapc_runtime **out)
 {
-    GUARDED(runtime_create_body(p, threads, out));
+    return api_runtime_create(p, threads, NULL, out);
 }
 
 void mapc_runtime_free(mapc_runtime *r)
@@ -67,6 +79,7 @@ void mapc_runtime_free(mapc_runtime *r)
         free(t);
     }
     rt_free(r->rt);
+    rt_transport_free(r->transport);
     free(r);
 }
 
@@ -190,7 +203,10 @@ mapc_status mapc_view_tile(mapc_runtime *r, const mapc_view *v, int unit, const 
 /* One move: a host transfer in (to_host 0) or out (1), or a DMA (host NULL). */
 static mapc_status move_body(mapc_runtime *r, const mapc_view *dst, const mapc_view *src, void *host, int dir)
 {
-    if (!r || (dir == 0 && (!dst || !host)) || (dir == 1 && (!src || !host)) || (dir == 2 && (!dst || !src)))
+    /* in an MPI runtime the host arrays are process 0's: the other processes may pass NULL */
+    bool need_host = !r || !r->transport || r->transport->rank == 0;
+    if (!r || (dir == 0 && (!dst || (!host && need_host))) || (dir == 1 && (!src || (!host && need_host))) ||
+        (dir == 2 && (!dst || !src)))
         return MAPC_ERR_ARGUMENT;
     r->error[0] = 0;
     int rc = dir == 0   ? rt_from_host(r->rt, &dst->v, host)

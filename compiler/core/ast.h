@@ -149,14 +149,16 @@ typedef struct KernelDecl {
     int mr, nr, kgroup;             /* the panel geometry recognized from pack_a and pack_b */
     GemmRole order[3];              /* block loops, outermost first (default N, K, M) */
     GemmRole split;                 /* the axis a split clause (or the default) spreads over slices */
-    /* The spread of the work (docs/language.md §6): mappings over the top digits of M and N whose positions are the
+    /* The spread of the work (docs/language.md §6): mappings over the top digits of M and N (and, for chips, of K)
+     * whose positions are the
      * units computing C — grid[0] its chips, grid[1] the clusters of a chip, grid[2] the slices of a
      * cluster (m![1]: one). Unit (c, l, s) computes the block of C whose origin is the cell of the
      * grid layout m![{grid[0]}, {grid[1]}, {grid[2]}] at ((c*|grid[1]| + l)*|grid[2]| + s), block[0] rows
      * by block[1] columns (cut at C's edge); a unit whose cell is padding is idle. The chip grid is C's
-     * Chip mapping unless given; `split R` is a slice grid over R's tiles. */
+     * Chip mapping unless given; `split R` is a slice grid over R's tiles. A chip grid over digits of K
+     * gives each chip block[2] values of K: its partial products are summed over the chips, in chip order. */
     const Map *grid[3];
-    uint64_t block[2];              /* rows (M) and columns (N) of C per unit */
+    uint64_t block[3];              /* rows (M), columns (N) of C and values of K per unit */
     TargetIsa isa;                  /* the ISA the geometry was checked for (never TARGET_ISA_HOST) */
     uint64_t dm_bytes;              /* bytes of one A tile plus one B tile in DM (per slice) */
 } KernelDecl;

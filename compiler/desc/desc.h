@@ -150,15 +150,24 @@ typedef struct KernelAccess {
     uint64_t base;
 } KernelAccess;
 
-/* A block of C computed by one unit of the grid: rows [m0, m0 + rows), columns [n0, n0 + cols). */
+/* A block of C computed by one unit of the grid: rows [m0, m0 + rows), columns [n0, n0 + cols), over the K
+ * values [k0, k0 + depth) of its part of K (a chip grid over K digits splits it; else k0 0, depth K, part 0),
+ * on chip `chip` of the grid. */
 typedef struct KernelBlock {
     uint64_t m0, n0, rows, cols;
+    uint64_t k0, depth, chip;
+    int part;
 } KernelBlock;
 
 typedef struct KernelPlan {
     KernelAccess acc[3];    /* A, B, C */
-    KernelBlock *blocks;    /* owned (malloc): each block of C once, in the grid's order */
+    KernelBlock *blocks;    /* owned (malloc): each block of C once, in the grid's order, over all of K */
     size_t nblocks;
+    /* owned: the units' blocks per part of K (each (part, block) once; by part, then in the grid's order),
+     * the partial products a chip grid over K sums; with one part, blocks with their chips */
+    KernelBlock *part_blocks;
+    size_t npart_blocks;
+    int nparts;
     uint64_t grid_units;    /* positions of the grid (live, idle and replicated units) */
 } KernelPlan;
 

@@ -89,7 +89,8 @@ static bool recognize_strided(Prog *p, Eqv *q, const Map *m, int ax, int ay, Ker
 
 /* The grid's blocks: for each position of the grid layout m![{chip}, {cluster}, {slice}] whose cell is live,
  * the block of C at that cell's (M, N) origin, block[0] x block[1] cut at C's edge; a block met again (a
- * broadcast of the grid replicates the work) is given once. 0, or -1 with err. */
+ * broadcast of the grid replicates the work) is given once. The same per part of K (the cell's K origin,
+ * block[2] values) into part_blocks, ordered by part. 0, or -1 with err. */
 static int make_blocks(Prog *p, const KernelDecl *k, KernelPlan *pl, char *err, size_t cap)
 {
     MapWhy why;
@@ -99,15 +100,22 @@ static int make_blocks(Prog *p, const KernelDecl *k, KernelPlan *pl, char *err, 
             grid = grid ? map_make_pair(&p->arena, k->grid[d], grid, k->loc, why) : k->grid[d];
     if (!grid)
         return fail(err, cap, "kernel %s: the grid's layout: %s", k->name, why);
-    uint64_t M = p->axes[k->axis[GEMM_M]].size, N = p->axes[k->axis[GEMM_N]].size;
+    uint64_t M = p->axes[k->axis[GEMM_M]].size, N = p->axes[k->axis[GEMM_N]].size, K = p->axes[k->axis[GEMM_K]].size;
     uint64_t h = k->block[0], w = k->block[1], bm = (M + h - 1) / h, bn = (N + w - 1) / w;
+    uint64_t kb = k->block[2] && k->block[2] < K ? k->block[2] : K, parts = K ? (K + kb - 1) / kb : 1;
+    uint64_t per_chip = k->grid[1]->size * k->grid[2]->size;
+    size_t n = grid->size ? grid->size : 1;
     pl->grid_units = grid->size;
-    pl->blocks = calloc(grid->size ? grid->size : 1, sizeof *pl->blocks);
-    bool *seen = calloc(bm * bn + 1, 1);
+    pl->nparts = (int)parts;
+    pl->blocks = calloc(n, sizeof *pl->blocks);
+    pl->part_blocks = calloc(n, sizeof *pl->part_blocks);
+    KernelBlock *found = calloc(n, sizeof *found);
+    bool *seen = calloc(bm * bn + 1, 1), *seen_part = calloc(bm * bn * parts + 1, 1);
     Evaluator *ev = eqv_evaluator_new(p);
     Cell c = {.coord = calloc((size_t)p->naxes + 1, sizeof(uint64_t))};
+    size_t nfound = 0;
     int r = 0;
-    if (!pl->blocks || !seen || !ev || !c.coord)
+    if (!pl->blocks || !pl->part_blocks || !found || !seen || !seen_part || !ev || !c.coord)
         r = fail(err, cap, "out of memory");
     for (uint64_t u = 0; r == 0 && u < grid->size; u++) {
         if (eval_cell(ev, grid, u, &c) != EVAL_OK) {
@@ -116,17 +124,34 @@ static int make_blocks(Prog *p, const KernelDecl *k, KernelPlan *pl, char *err, 
         }
         if (c.kind != CELL_LIVE)
             continue; /* an idle unit: padding of the grid */
-        uint64_t m0 = c.coord[k->axis[GEMM_M]], n0 = c.coord[k->axis[GEMM_N]];
-        if (m0 >= M || n0 >= N || seen[m0 / h * bn + n0 / w])
+        uint64_t m0 = c.coord[k->axis[GEMM_M]], n0 = c.coord[k->axis[GEMM_N]], k0 = c.coord[k->axis[GEMM_K]];
+        if (m0 >= M || n0 >= N || (K && k0 >= K))
             continue;
-        seen[m0 / h * bn + n0 / w] = true;
-        pl->blocks[pl->nblocks++] = (KernelBlock){.m0 = m0, .n0 = n0, .rows = M - m0 < h ? M - m0 : h,
-                                                  .cols = N - n0 < w ? N - n0 : w};
+        uint64_t at = m0 / h * bn + n0 / w, part = k0 / kb;
+        KernelBlock b = {.m0 = m0, .n0 = n0, .rows = M - m0 < h ? M - m0 : h, .cols = N - n0 < w ? N - n0 : w,
+                         .k0 = 0, .depth = K, .chip = u / per_chip, .part = 0};
+        if (!seen[at]) {
+            seen[at] = true;
+            pl->blocks[pl->nblocks++] = b;
+        }
+        if (!seen_part[part * bm * bn + at]) {
+            seen_part[part * bm * bn + at] = true;
+            b.k0 = k0;
+            b.depth = K - k0 < kb ? K - k0 : kb;
+            b.part = (int)part;
+            found[nfound++] = b;
+        }
     }
-    if (r == 0 && pl->nblocks != bm * bn)
+    if (r == 0 && nfound != bm * bn * parts)
         r = fail(err, cap, "kernel %s: its grid leaves %llu of %llu blocks of C to no unit", k->name,
-                 (unsigned long long)(bm * bn - pl->nblocks), (unsigned long long)(bm * bn));
+                 (unsigned long long)(bm * bn * parts - nfound), (unsigned long long)(bm * bn * parts));
+    for (uint64_t j = 0; j < parts && r == 0; j++) /* by part, in the grid's order within a part */
+        for (size_t i = 0; i < nfound; i++)
+            if (found[i].part == (int)j)
+                pl->part_blocks[pl->npart_blocks++] = found[i];
+    free(found);
     free(seen);
+    free(seen_part);
     free(c.coord);
     eqv_evaluator_free(ev);
     return r;
@@ -154,6 +179,7 @@ int kernel_plan(Prog *p, const KernelDecl *k, const Map *const layout[3], Kernel
 void kernel_plan_free(KernelPlan *pl)
 {
     free(pl->blocks);
+    free(pl->part_blocks);
     *pl = (KernelPlan){0};
 }
 

@@ -4,6 +4,10 @@
 #include "gemm/rt_gemm.h"
 #include "progress.h"
 #include "run_verify.h"
+#include "transport.h"
+#ifdef MAPC_HAVE_MPI
+#include "mpi/transport_mpi.h"
+#endif
 
 #include <float.h>
 #include <math.h>
@@ -27,6 +31,8 @@ typedef struct RunOptions {
     bool check_all;
     TargetIsa isa;          /* --isa: the program's target and so the engine's ISA (TARGET_ISA_HOST: the host's best) */
     double start;           /* when the command began (drv_now) */
+    int mpi;                /* --mpi: -1 auto (when started by mpirun), 0 off, 1 on */
+    RtTransport *transport; /* the job's processes, one chip each; NULL: one process */
 } RunOptions;
 
 
@@ -145,10 +151,24 @@ static void print_plan(const Prog *p, const KernelDecl *k, const RtGemm *g, int 
            ax[k->order[2]], rt_gemm_isa_name(g), k->mr, k->nr, k->kgroup);
 }
 
+/* Reports a failure; under MPI with more than one process it ends the whole job (MPI_Abort), so no
+ * process waits for a message the failed one will never send. */
+static void run_failed(const RunOptions *o, const char *why)
+{
+    if (o->transport && o->transport->size > 1) {
+        fprintf(stderr, "mapc: rank %d of %d: %s; ending the job\n", o->transport->rank, o->transport->size, why);
+        fflush(stderr);
+        rt_transport_abort(o->transport, DRV_EXIT_INPUT);
+    }
+    fprintf(stderr, "mapc: %s\n", why);
+}
+
 static int run_kernel(Prog *p, const KernelDecl *k, const RunOptions *o)
 {
     RtConfig cfg = rt_default_config();
     cfg.threads = o->threads;
+    cfg.transport = o->transport;
+    bool root = !o->transport || o->transport->rank == 0; /* process 0 fills, prints and checks */
     RtContext *rt = rt_new(p, &cfg);
     if (!rt) {
         fprintf(stderr, "mapc: cannot start the runtime (%d threads)\n", o->threads);
@@ -171,15 +191,17 @@ static int run_kernel(Prog *p, const KernelDecl *k, const RunOptions *o)
         ok = drv_host_alloc(&c0);
     }
     if (!ok) {
-        fprintf(stderr, "mapc: %s\n", rt_error(rt)[0] ? rt_error(rt) : "out of memory");
+        run_failed(o, rt_error(rt)[0] ? rt_error(rt) : "out of memory");
         goto done;
     }
     uint64_t seed = o->seed;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int helpers = cpus > 0 ? (int)cpus : 1; /* untimed steps (filling, checking) use every core */
-    for (int i = 0; i < 2; i++)
-        drv_host_fill(&h[i], &seed, false, helpers);
-    drv_host_fill(&c0, &seed, o->beta == 0.0, helpers);
+    if (root) { /* the other processes receive their chips' parts from process 0 */
+        for (int i = 0; i < 2; i++)
+            drv_host_fill(&h[i], &seed, false, helpers);
+        drv_host_fill(&c0, &seed, o->beta == 0.0, helpers);
+    }
     double t_compile = 0, t_stage = 0, t_kernel = 0, t_check = 0;
     DrvProgress pr;
     {
@@ -198,10 +220,15 @@ static int run_kernel(Prog *p, const KernelDecl *k, const RunOptions *o)
             t_compile = drv_progress_end(&pr);
         }
         if (!g) {
-            fprintf(stderr, "mapc: %s\n", rt_error(rt));
+            run_failed(o, rt_error(rt));
             goto done;
         }
-        print_plan(p, k, g, rt_threads(rt));
+        if (root)
+            print_plan(p, k, g, rt_threads(rt));
+        if (root && o->transport)
+            printf("  processes: %d MPI ranks, one chip each (rank r computes chip r; moves between chips by "
+                   "MPI messages)\n",
+                   o->transport->size);
         /* the checked run, then the timed ones (C restored before each, outside the timing) */
         snprintf(what, sizeof what, "running kernel %s %d times", k->name, o->reps + 1);
         drv_progress_begin(&pr, what);
@@ -224,16 +251,25 @@ static int run_kernel(Prog *p, const KernelDecl *k, const RunOptions *o)
         }
         drv_progress_end(&pr);
         if (!ran) {
-            fprintf(stderr, "mapc: %s\n", rt_error(rt));
+            run_failed(o, rt_error(rt));
             goto done;
         }
         RtStats st = rt_stats(rt);
         bool staged = false;
         for (int i = 0; i < 3; i++)
             staged |= !rt_gemm_access(g, i)->strided;
-        if (staged)
+        if (staged && root)
             printf("  staging: %.3f ms per run on average (%llu moves by JIT kernels, %llu by plans)\n",
                    stage / o->reps * 1e3, (unsigned long long)st.jit_moves, (unsigned long long)st.plan_moves);
+    }
+    if (!root) { /* process 0 checks the gathered result and tells every process its verdict */
+        unsigned char verdict = 0;
+        char err[256];
+        RtMsg m = {0, &verdict, 1};
+        status = rt_transport_exchange(o->transport, NULL, 0, &m, 1, err, sizeof err) == 0 && verdict
+                     ? DRV_EXIT_OK
+                     : DRV_EXIT_INPUT;
+        goto done;
     }
     qsort(times, (size_t)o->reps, sizeof *times, cmp_double);
     double med = times[o->reps / 2];
@@ -263,6 +299,19 @@ static int run_kernel(Prog *p, const KernelDecl *k, const RunOptions *o)
            t_compile * 1e3, cs.compiled, cs.hits, t_stage * 1e3, t_kernel * 1e3, o->reps + 1, t_check * 1e3,
            (total - t_compile - t_stage - t_kernel - t_check) * 1e3, total);
     status = cr.ok ? DRV_EXIT_OK : DRV_EXIT_INPUT;
+    if (o->transport) {
+        unsigned char verdict = cr.ok;
+        char err[256];
+        int n = o->transport->size - 1;
+        RtMsg *m = calloc((size_t)n + 1, sizeof *m);
+        for (int q = 0; m && q < n; q++)
+            m[q] = (RtMsg){q + 1, &verdict, 1};
+        if (!m || rt_transport_exchange(o->transport, m, n, NULL, 0, err, sizeof err) != 0) {
+            fprintf(stderr, "mapc: %s\n", m ? err : "out of memory");
+            status = DRV_EXIT_INPUT;
+        }
+        free(m);
+    }
 done:
     rt_gemm_free(g);
     for (int i = 0; i < 3; i++) {
@@ -275,9 +324,61 @@ done:
     return status;
 }
 
+#ifdef MAPC_HAVE_MPI
+/* The chips k's operands span: the most of any operand's Chip mapping. */
+static uint64_t kernel_chips(const KernelDecl *k)
+{
+    const TensorDecl *ops[3] = {k->a, k->b, k->c};
+    uint64_t n = 1;
+    for (int i = 0; i < 3; i++)
+        if (ops[i]->maps[0]->size > n)
+            n = ops[i]->maps[0]->size;
+    return n;
+}
+
+#endif
+
+/* Joins the MPI job when --mpi on, or --mpi auto and mpirun started this process: one process per chip of
+ * the kernel's operands, or a usage error (on every process alike, so all of them end). */
+static int start_processes(RunOptions *o, const KernelDecl *k)
+{
+#ifdef MAPC_HAVE_MPI
+    if (o->mpi == 0 || (o->mpi < 0 && !rt_mpi_launched()))
+        return DRV_EXIT_OK;
+    char err[256];
+    if (!(o->transport = rt_transport_mpi_world(err, sizeof err))) {
+        fprintf(stderr, "mapc: cannot join the MPI job: %s\n", err);
+        return DRV_EXIT_INPUT;
+    }
+    uint64_t chips = kernel_chips(k);
+    if ((uint64_t)o->transport->size != chips) {
+        if (o->transport->rank == 0) {
+            char what[256];
+            snprintf(what, sizeof what,
+                     "kernel %s runs on %llu chip%s, one MPI process each: start it with mpirun -np %llu, not -np %d",
+                     k->name, (unsigned long long)chips, chips == 1 ? "" : "s", (unsigned long long)chips,
+                     o->transport->size);
+            drv_usage_error("%s", what);
+        }
+        return DRV_EXIT_USAGE;
+    }
+    if (o->transport->size == 1) { /* one process holds every chip: the single-process path */
+        rt_transport_free(o->transport);
+        o->transport = NULL;
+    }
+    return DRV_EXIT_OK;
+#else
+    (void)k;
+    if (o->mpi == 1)
+        return drv_usage_error("--mpi on: this mapc was built without MPI (meson setup -Dmpi=enabled)%s", "");
+    return DRV_EXIT_OK;
+#endif
+}
+
 int cmd_run(int argc, char **argv)
 {
-    RunOptions o = {.threads = 1, .reps = 5, .seed = 1, .alpha = 1.0, .beta = 0.0, .isa = drv_isa, .start = drv_now()};
+    RunOptions o = {.threads = 1, .reps = 5, .seed = 1, .alpha = 1.0, .beta = 0.0, .isa = drv_isa, .start = drv_now(),
+                    .mpi = -1};
     const char *pos[2] = {0};
     int npos = 0;
     static const char *const size_flags[3] = {"--m", "--n", "--k"};
@@ -325,6 +426,11 @@ int cmd_run(int argc, char **argv)
             if (!target_host_supports(o.isa))
                 return drv_usage_error("--isa %s: the host CPU cannot run these kernels", argv[i + 1]);
             i++;
+        } else if (strcmp(a, "--mpi") == 0) {
+            if (!has_value || (strcmp(argv[i + 1], "on") && strcmp(argv[i + 1], "off") && strcmp(argv[i + 1], "auto")))
+                return drv_usage_error("--mpi takes on, off or auto%s", "");
+            i++;
+            o.mpi = strcmp(argv[i], "on") == 0 ? 1 : strcmp(argv[i], "off") == 0 ? 0 : -1;
         } else if (strcmp(a, "--check") == 0) {
             if (!has_value || (strcmp(argv[i + 1], "all") != 0 && strcmp(argv[i + 1], "auto") != 0))
                 return drv_usage_error("--check takes all or auto%s", "");
@@ -356,7 +462,10 @@ int cmd_run(int argc, char **argv)
                 return drv_usage_error("%s", what);
             }
         }
-    int status = run_kernel(p, k, &o);
+    int status = start_processes(&o, k);
+    if (status == DRV_EXIT_OK)
+        status = run_kernel(p, k, &o);
     prog_free(p);
+    rt_transport_free(o.transport);
     return status;
 }

@@ -94,6 +94,7 @@ static const struct {
              "  --prefix P   prepend P to every emitted symbol\n"},
     {"run", "usage: mapc run FILE KERNEL [--m M] [--n N] [--k K] [--threads T] [--reps R] [--seed S]\n"
             "                [--alpha A] [--beta B] [--check all|auto] [--isa avx512|avx2|portable]\n"
+            "                [--mpi on|off|auto]\n"
             "JIT-compiles the GEMM kernel KERNEL of FILE (C <- alpha*A*B + beta*C over its HBM tensors), fills\n"
             "A, B and C with seeded random values (C with NaN when beta is 0), runs it once and compares C\n"
             "with a double-precision reference (relative to the sum of the magnitudes of each element's\n"
@@ -101,6 +102,9 @@ static const struct {
             "the median time and GFLOP/s. --m/--n/--k replace the declared sizes of the kernel's axes.\n"
             "Products over 2^31 multiply-adds are checked on 8192 seeded elements unless --check all.\n"
             "--isa checks and runs the kernel for that ISA (the host must have it; default: the host's best).\n"
+            "Under mpirun with P processes (P the chips of the kernel's operands) each process computes one chip;\n"
+            "moves between chips are MPI messages. --mpi auto (default) joins the job when mpirun started\n"
+            "the process, on insists (error without MPI), off stays in one process (chips as threads).\n"
             "Exit 1 if the check fails. Defaults: 1 thread, seed 1, alpha 1, beta 0.\n"},
     {"where", "usage: mapc where FILE TENSOR INDEX\n"
               "Prints every unit and element position of the tensor TENSOR that holds INDEX, an i![...] literal\n"

@@ -10,6 +10,7 @@
 #define U(x) ((unsigned long long)(x))
 
 static const char *const dim_words[3] = {"chip", "cluster", "slice"};
+static const char *const role_words[3] = {"rows", "columns", "the K range"};
 
 /* The printed mapping, in the arena. */
 static const char *text_of(Prog *p, const Map *m)
@@ -46,10 +47,12 @@ bool sema_grid_clause(Parser *ps, const KernelDecl *k, Token word, const KItem *
         bool *used = arena_alloc(&p->arena, (size_t)p->naxes + 1);
         map_mark_axes(it->map, used);
         for (int a = 0; a < p->naxes; a++)
-            if (used[a] && a != k->axis[GEMM_M] && a != k->axis[GEMM_N]) {
+            if (used[a] && a != k->axis[GEMM_M] && a != k->axis[GEMM_N] && !(d == 0 && a == k->axis[GEMM_K])) {
                 diag_error(D(ps), it->value.loc,
-                           "grid %s uses axis %s; a grid spreads C's blocks, over the digits of %s and %s only",
-                           dim_words[d], p->axes[a].name, p->axes[k->axis[GEMM_M]].name, p->axes[k->axis[GEMM_N]].name);
+                           "grid %s uses axis %s; a grid spreads C's blocks, over the digits of %s and %s only "
+                           "(and a chip grid also over %s, whose partial products the chips sum)",
+                           dim_words[d], p->axes[a].name, p->axes[k->axis[GEMM_M]].name, p->axes[k->axis[GEMM_N]].name,
+                           p->axes[k->axis[GEMM_K]].name);
                 ok = false;
                 break;
             }
@@ -103,7 +106,8 @@ static bool grid_digits(const Map *g, GridDigit *d, int *n, int cap, const Map *
 }
 
 /* Checks that the digits of axis r in the grids are its top digits, one below the other, and sets
- * k->block[r] to the lowest one's stride (the rows or columns a unit computes). false after a diagnostic. */
+ * k->block[r] to the lowest one's stride (the rows, columns or K values a unit computes). false after a
+ * diagnostic. */
 static bool top_digits(Parser *ps, KernelDecl *k, int r, const GridDigit *d, int n)
 {
     Prog *p = ps->prog;
@@ -125,7 +129,7 @@ static bool top_digits(Parser *ps, KernelDecl *k, int r, const GridDigit *d, int
             diag_error(D(ps), k->loc,
                        "kernel %s: the work follows C's Chip mapping %s, whose digit %s does not select a block of %s; "
                        "give the kernel a grid chip = m![...] clause over the top digits of %s",
-                       k->name, text_of(p, k->c->maps[0]), text_of(p, v[i].node), r == GEMM_M ? "rows" : "columns",
+                       k->name, text_of(p, k->c->maps[0]), text_of(p, v[i].node), role_words[r],
                        p->axes[axis].name);
             return false;
         }
@@ -133,7 +137,7 @@ static bool top_digits(Parser *ps, KernelDecl *k, int r, const GridDigit *d, int
             diag_error(D(ps), v[i].node->loc,
                        "grid digit %s does not select a block of %s: a grid's digits of %s must be its top digits, "
                        "each just below the one before, so this one must end at %llu",
-                       text_of(p, v[i].node), r == GEMM_M ? "rows" : "columns", p->axes[axis].name, U(top));
+                       text_of(p, v[i].node), role_words[r], p->axes[axis].name, U(top));
             return false;
         }
         top = v[i].stride;
@@ -233,7 +237,7 @@ bool sema_grid_finish(Parser *ps, KernelDecl *k, const Map *const *given, const 
             return false;
         }
     }
-    for (int r = GEMM_M; r <= GEMM_N; r++)
+    for (int r = GEMM_M; r <= GEMM_K; r++)
         if (!top_digits(ps, k, r, d, n))
             return false;
     /* split (or the default): a slice grid over the tiles of the axis, unless chips already split it */
@@ -266,7 +270,7 @@ bool sema_grid_finish(Parser *ps, KernelDecl *k, const Map *const *given, const 
     Eqv *q = eqv_new(p);
     bool ok = true;
     for (int i = 0; i < 3; i++) {
-        const Map *want = lacks[i] == GEMM_K ? k->grid[0] : project(p, k->grid[0], k->axis[lacks[i]]);
+        const Map *want = project(p, k->grid[0], k->axis[lacks[i]]);
         const Map *have = ops[i]->maps[0];
         int same = want && q ? eqv_same(q, have, want) : -1;
         if (same != 1) {

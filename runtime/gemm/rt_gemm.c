@@ -1,5 +1,6 @@
 /* rt_gemm.c — a declared GEMM kernel over HBM tensors: operand access (in place or staged), the units of
  * its grid (one block of C each), the run. */
+#include "chip_reduce.h"
 #include "gemm_impl.h"
 #include "rt_gemm.h"
 
@@ -16,8 +17,13 @@ struct RtGemm {
     RtGemmAccess acc[3];
     GemmView view[3];
     GemmTiling tiling;
-    GemmUnit *units;            /* owned: the grid's live units, a replicated block once */
+    GemmUnit *units;            /* owned: the grid's live units, a replicated block once, by part of K */
+    KernelBlock *blocks;        /* owned: per unit, its block of C, part of K and chip */
     size_t nunits;
+    int nparts;                 /* parts of K over the chips (1: no chip digit of K) */
+    void **partial;             /* owned, with nparts > 1: each part's row-major M x N product */
+    GemmUnit *own;              /* owned: the units of the chips this process holds, by part */
+    size_t *own_first;          /* owned: part j's are [own_first[j], own_first[j + 1]) */
     uint64_t grid_units;        /* positions of the grid (live, idle and replicas) */
     Gemm *engine;               /* owned */
     bool is_int;
@@ -46,7 +52,10 @@ static RtTensor *staging_tensor(RtGemm *g, int i)
         rt_fail(rt, "kernel %s: cannot describe the staging layout of %s: %s", g->k->name, operand_names[i], why);
         return NULL;
     }
-    return rt_tensor_new(rt, MEM_HBM, rt_tensor_elem(g->t[i]), (const Map *[]){chip, e}, 2);
+    RtTensor *t = rt_tensor_new(rt, MEM_HBM, rt_tensor_elem(g->t[i]), (const Map *[]){chip, e}, 2);
+    if (t) /* each process stages its own chip's part */
+        rt_tensor_make_local(t);
+    return t;
 }
 
 /* Checks that tensor t can stand for operand i of k: its element type and its axes. */
@@ -76,30 +85,71 @@ static int check_operand(RtContext *rt, const KernelDecl *k, int i, const RtTens
     return 0;
 }
 
-/* The grid's units: the plan's blocks of C, each with its rows of A and columns of B. 0, or -1. */
+/* The grid's units: the plan's blocks of C per part of K, each with its rows of A and columns of B over the
+ * part's K values; with more than one part each part's units write its partial product. Then the units
+ * this process computes (its chip's under a transport). 0, or -1. */
 static int make_units(RtGemm *g, const KernelPlan *pl)
 {
-    uint64_t K = rt_prog(g->rt)->axes[g->k->axis[GEMM_K]].size;
+    RtContext *rt = g->rt;
+    uint64_t M = g->view[2].rows, N = g->view[2].cols;
+    size_t n = pl->npart_blocks;
     g->grid_units = pl->grid_units;
-    g->units = calloc(pl->nblocks ? pl->nblocks : 1, sizeof *g->units);
-    if (!g->units)
-        return rt_fail(g->rt, "out of memory");
-    for (size_t i = 0; i < pl->nblocks; i++) {
-        const KernelBlock *x = &pl->blocks[i];
-        g->units[i] = (GemmUnit){.a = gemm_sub_view(&g->view[0], x->m0, 0, x->rows, K),
-                                 .b = gemm_sub_view(&g->view[1], 0, x->n0, K, x->cols),
-                                 .c = gemm_sub_view(&g->view[2], x->m0, x->n0, x->rows, x->cols)};
+    g->nparts = pl->nparts;
+    g->units = calloc(n + 1, sizeof *g->units);
+    g->blocks = calloc(n + 1, sizeof *g->blocks);
+    g->own = calloc(n + 1, sizeof *g->own);
+    g->own_first = calloc((size_t)g->nparts + 1, sizeof *g->own_first);
+    g->partial = calloc((size_t)g->nparts, sizeof *g->partial);
+    if (!g->units || !g->blocks || !g->own || !g->own_first || !g->partial)
+        return rt_fail(rt, "out of memory");
+    /* the partial products: row-major M x N, touched only where this process computes or receives */
+    for (int j = 0; j < g->nparts && g->nparts > 1; j++)
+        if (!(g->partial[j] = calloc(M * N > 0 ? M * N : 1, gemm_type_size(g->view[2].type))))
+            return rt_fail(rt, "out of memory for the partial products of %d parts of K", g->nparts);
+    size_t nown = 0;
+    for (size_t i = 0; i < n; i++) {
+        const KernelBlock *x = &pl->part_blocks[i];
+        GemmView cv = g->nparts > 1 ? gemm_view(g->partial[x->part], M * N, M, N, (int64_t)N, 1, g->view[2].type)
+                                    : g->view[2];
+        g->blocks[i] = *x;
+        g->units[i] = (GemmUnit){.a = gemm_sub_view(&g->view[0], x->m0, x->k0, x->rows, x->depth),
+                                 .b = gemm_sub_view(&g->view[1], x->k0, x->n0, x->depth, x->cols),
+                                 .c = gemm_sub_view(&cv, x->m0, x->n0, x->rows, x->cols)};
+        if (rt_holds_chip(rt, x->chip))
+            g->own[nown++] = g->units[i];
+        g->own_first[x->part + 1] = nown; /* blocks come by part, every part with blocks */
     }
-    g->nunits = pl->nblocks;
+    g->nunits = n;
     return 0;
 }
 
-/* The product over the units: C <- alpha*A*B + beta*C (integers for i8 kernels). */
+/* The product over this process's units: C <- alpha*A*B + beta*C (integers for i8 kernels); with parts of K,
+ * each part's partial product, beta applied in part 0 only. */
 static int run_units(RtGemm *g, double alpha, double beta, char *err, size_t cap)
 {
-    if (g->is_int)
-        return gemm_i8_units(g->engine, &g->tiling, (int32_t)alpha, (int32_t)beta, g->units, g->nunits, err, cap);
-    return gemm_f32_units(g->engine, &g->tiling, (float)alpha, (float)beta, g->units, g->nunits, err, cap);
+    for (int j = 0; j < g->nparts; j++) {
+        const GemmUnit *u = g->own + g->own_first[j];
+        size_t n = g->own_first[j + 1] - g->own_first[j];
+        double b = j == 0 ? beta : 0.0;
+        if (!n)
+            continue;
+        int r = g->is_int ? gemm_i8_units(g->engine, &g->tiling, (int32_t)alpha, (int32_t)b, u, n, err, cap)
+                          : gemm_f32_units(g->engine, &g->tiling, (float)alpha, (float)b, u, n, err, cap);
+        if (r)
+            return r;
+    }
+    return 0;
+}
+
+/* With parts of K: C's values into part 0's product (where beta scales them), by C's strides. */
+static void seed_partial(RtGemm *g)
+{
+    const GemmView *c = &g->view[2];
+    size_t es = gemm_type_size(c->type);
+    for (uint64_t i = 0; i < c->rows; i++)
+        for (uint64_t j = 0; j < c->cols; j++)
+            memcpy((char *)g->partial[0] + (i * c->cols + j) * es,
+                   (const char *)c->data + (uint64_t)((int64_t)i * c->rs + (int64_t)j * c->cs) * es, es);
 }
 
 RtGemm *rt_gemm_new(RtContext *rt, const KernelDecl *k, RtTensor *a, RtTensor *b, RtTensor *c)
@@ -169,6 +219,12 @@ void rt_gemm_free(RtGemm *g)
     for (int i = 0; i < 3; i++)
         rt_tensor_free(g->stage[i]);
     free(g->units);
+    free(g->blocks);
+    for (int j = 0; g->partial && j < g->nparts; j++)
+        free(g->partial[j]);
+    free(g->partial);
+    free(g->own);
+    free(g->own_first);
     gemm_free(g->engine);
     free(g);
 }
@@ -189,9 +245,15 @@ int rt_gemm_run(RtGemm *g, double alpha, double beta)
                       beta < INT32_MIN || beta > INT32_MAX))
         return rt_fail(rt, "kernel %s computes in i32: alpha (%g) and beta (%g) must be 32-bit integers", g->k->name,
                        alpha, beta);
+    if (g->nparts > 1 && beta != 0.0)
+        seed_partial(g);
     int r = run_units(g, alpha, beta, err, sizeof err);
     if (r)
         return rt_fail(rt, "kernel %s: %s", g->k->name, err);
+    /* parts of K: the partial products summed over the chips, in chip order */
+    if (g->nparts > 1 && chip_reduce(rt, g->blocks, g->nunits, g->nparts, g->partial, g->view[2].rows,
+                                     g->view[2].cols, g->is_int, &g->view[2]) != 0)
+        return -1;
     if (g->stage[2]) {
         t0 = now_seconds();
         RtView dst = rt_view(g->t[2], true), src = rt_view(g->stage[2], false);
