@@ -68,7 +68,12 @@ bool gemm_plan_tiled(TargetIsa isa, const GemmFeatures *f, GemmType t, const Gem
         return false;
     }
     if (!cg_gemm_order_valid(tl->order)) {
-        snprintf(err, cap, "the block-loop order is not a permutation of M, N and K");
+        snprintf(err, cap, "the block-loop order %d, %d, %d is not a permutation of M (%d), N (%d) and K (%d)",
+                 (int)tl->order[0], (int)tl->order[1], (int)tl->order[2], GEMM_M, GEMM_N, GEMM_K);
+        return false;
+    }
+    if (tl->split != 0 && tl->split != 1) {
+        snprintf(err, cap, "split %d is neither 0 (threads own rows of C) nor 1 (columns of C)", tl->split);
         return false;
     }
     cg_gemm_spec_for(ti, grp->op, input_of(t), tl->mr, tl->nr, tl->order, &p->spec, &p->conv_a, &p->conv_b);
