@@ -143,6 +143,10 @@ static void print_plan(const Prog *p, const KernelDecl *k, const RtGemm *g, int 
            ax[0], (unsigned long long)k->tile[0], ax[1], (unsigned long long)k->tile[1], ax[2],
            (unsigned long long)k->tile[2], (unsigned long long)k->dm_bytes, ax[k->order[0]], ax[k->order[1]],
            ax[k->order[2]], rt_gemm_isa_name(g), k->mr, k->nr, k->kgroup);
+    if (k->pack_isa != k->isa)
+        printf("  DM panels %dx%d, K groups of %d (%s's micro-kernel reads them): repacked into %s panels of %dx%d\n",
+               k->pack_mr, k->pack_nr, k->pack_kgroup, target_isa_name(k->pack_isa), target_isa_name(k->isa), k->mr,
+               k->nr);
 }
 
 static int run_kernel(Prog *p, const KernelDecl *k, const RunOptions *o)
