@@ -150,9 +150,9 @@ int64_t tensor_where(Prog *p, const TensorDecl *t, const uint64_t *idx, uint64_t
 /* Widest panel (rows of a panel) and the K groups panel_recognize tries. */
 #define PANEL_MAX_WIDTH 64
 
-/* |m![R / w, K / g, R % w, K % g]| with R padded to a multiple of w and K of g: rows·depth rounded up;
- * UINT64_MAX if that overflows. */
-uint64_t panel_size(uint64_t rows, uint64_t depth, int w, int g);
+/* |m![R / w, K / g, R % w, K % g]| with R padded to a multiple of w and K of g (rows·depth rounded up) in
+ * *size; false if that overflows 64 bits. */
+bool panel_size(uint64_t rows, uint64_t depth, int w, int g, uint64_t *size);
 
 /* The panel layout m![R / w, K / g, R % w, K % g] over the tile axes r (rows, size from p->axes) and k,
  * with R padded to a multiple of w (`#` padding, top kind) and K to a multiple of g where they do not divide,

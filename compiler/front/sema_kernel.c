@@ -647,10 +647,19 @@ static bool kernel_panels(Parser *ps, KernelScope *ks)
     uint64_t pe = elem_type_size(k->pack_kgroup > 1 ? k->a->elem : k->c->elem);
     const Map *pa = ks->pack[OP_A], *pb = ks->pack[OP_B];
     const uint64_t *tile = k->tile;
-    uint64_t ba = u64_sat_mul(pa ? pa->size : panel_size(tile[GEMM_M], tile[GEMM_K], k->pack_mr, k->pack_kgroup), pe);
-    uint64_t bb = u64_sat_mul(pb ? pb->size : panel_size(tile[GEMM_N], tile[GEMM_K], k->pack_nr, k->pack_kgroup), pe);
+    uint64_t ea = pa ? pa->size : 0, eb = pb ? pb->size : 0, ba, bb;
+    bool fits = (pa || panel_size(tile[GEMM_M], tile[GEMM_K], k->pack_mr, k->pack_kgroup, &ea)) &&
+                (pb || panel_size(tile[GEMM_N], tile[GEMM_K], k->pack_nr, k->pack_kgroup, &eb)) &&
+                u64_mul(ea, pe, &ba) && u64_mul(eb, pe, &bb) && !__builtin_add_overflow(ba, bb, &k->dm_bytes);
     uint64_t limit = tensor_default_limits().dm_slice_bytes;
-    k->dm_bytes = u64_sat_add(ba, bb);
+    if (!fits) {
+        diag_error(D(ps), ks->seen[CL_TILE],
+                   "kernel %s: tiles %s %llu, %s %llu, %s %llu: the bytes of one A tile and one B tile overflow 64 "
+                   "bits (a slice's DM holds %llu)",
+                   k->name, ks->ax[GEMM_M], U(tile[GEMM_M]), ks->ax[GEMM_N], U(tile[GEMM_N]), ks->ax[GEMM_K],
+                   U(tile[GEMM_K]), U(limit));
+        return false;
+    }
     if (k->dm_bytes > limit) {
         diag_error(D(ps), ks->seen[CL_TILE],
                    "kernel %s: one A tile and one B tile need %llu bytes of DM per slice (A %llu + B %llu), more than "
@@ -672,7 +681,9 @@ void sema_kernel_end(Parser *ps)
     if (!ks->seen[CL_TILE].line && ks->axes_ok && !body_broken(ps, ks))
         diag_error(D(ps), k->loc, "kernel %s needs a tile clause, as in tile %s = 96, %s = 384, %s = 256", k->name,
                    ks->ax[GEMM_M], ks->ax[GEMM_N], ks->ax[GEMM_K]);
-    if (!ks->tiled || !ks->operands_ok || !kernel_panels(ps, ks) || p->diags.count != ks->errors)
+    /* a rejected pack clause (reported) leaves the panels unknown: nothing more to say about them */
+    bool packs_ok = (!ks->pack_at[OP_A].line || ks->pack[OP_A]) && (!ks->pack_at[OP_B].line || ks->pack[OP_B]);
+    if (!ks->tiled || !ks->operands_ok || !packs_ok || !kernel_panels(ps, ks) || p->diags.count != ks->errors)
         return;
     const int *ta = k->tile_axis;
     k->pack_a = ks->pack[OP_A] ? ks->pack[OP_A]
