@@ -41,6 +41,10 @@ RtTensor *rt_tensor_new_axes(RtContext *rt, MemKind mem, ElemType elem, const Ma
         rt_fail(rt, "a tensor of %llu %s elements cannot be allocated", U(flat->size), elem_type_name(elem));
         return NULL;
     }
+    if (!mem_fits(bytes, why, sizeof why)) {
+        rt_fail(rt, "a tensor of %llu %s elements needs %s", U(flat->size), elem_type_name(elem), why);
+        return NULL;
+    }
     RtTensor *t = calloc(1, sizeof *t);
     bool *own = arena_alloc(&p->arena, (size_t)p->naxes + 1);
     if (!t) {
@@ -59,7 +63,8 @@ RtTensor *rt_tensor_new_axes(RtContext *rt, MemKind mem, ElemType elem, const Ma
     t->data = aligned_alloc(64, alloc ? alloc : 64);
     if (!t->data) {
         free(t);
-        rt_fail(rt, "cannot allocate %llu bytes", U(bytes));
+        rt_fail(rt, "a tensor of %llu %s elements cannot be allocated: out of memory for its %llu bytes", U(flat->size),
+                elem_type_name(elem), U(bytes));
         return NULL;
     }
     memset(t->data, 0, alloc ? alloc : 64);
