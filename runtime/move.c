@@ -88,7 +88,7 @@ static int execute(RtContext *rt, const Plan *plan, void *dst, const void *src, 
         ntasks = (int)plan->nruns;
     size_t *bounds = calloc((size_t)ntasks + 1, sizeof *bounds);
     if (!bounds)
-        return rt_fail(rt, "out of memory");
+        return rt_fail_memory(rt, "out of memory");
     uint64_t total = 0;
     for (size_t i = 0; i < plan->nruns; i++)
         total += plan->runs[i].len;
@@ -267,7 +267,7 @@ int rt_from_host(RtContext *rt, const RtView *dst, const void *host)
     int naxes = rt->prog->naxes;
     int64_t *delta = calloc((size_t)naxes + 1, sizeof *delta);
     if (!delta)
-        return rt_fail(rt, "out of memory");
+        return rt_fail_memory(rt, "out of memory");
     for (int a = 0; a < naxes; a++)
         delta[a] = (int64_t)dst->index_offset[a];
     const Plan *p = rt_plan(rt, d, h, delta, false);
@@ -296,7 +296,7 @@ int rt_to_host(RtContext *rt, const RtView *src, void *host)
     int naxes = rt->prog->naxes;
     int64_t *delta = calloc((size_t)naxes + 1, sizeof *delta);
     if (!delta)
-        return rt_fail(rt, "out of memory");
+        return rt_fail_memory(rt, "out of memory");
     for (int a = 0; a < naxes; a++)
         delta[a] = -(int64_t)src->index_offset[a];
     const Plan *p = rt_plan(rt, h, s, delta, true);
@@ -348,7 +348,7 @@ int rt_dma(RtContext *rt, const RtView *dst, const RtView *src)
     }
     int64_t *delta = calloc((size_t)rt->prog->naxes + 1, sizeof *delta);
     if (!delta)
-        return rt_fail(rt, "out of memory");
+        return rt_fail_memory(rt, "out of memory");
     const Plan *p = rt_plan(rt, d, s, delta, false);
     free(delta);
     if (!p || check_extent(rt, p, dst->pos_offset, dt->elems, src->pos_offset, st->elems) != 0)

@@ -42,13 +42,13 @@ RtTensor *rt_tensor_new_axes(RtContext *rt, MemKind mem, ElemType elem, const Ma
         return NULL;
     }
     if (!mem_fits(bytes, why, sizeof why)) {
-        rt_fail(rt, "a tensor of %llu %s elements needs %s", U(flat->size), elem_type_name(elem), why);
+        rt_fail_memory(rt, "a tensor of %llu %s elements needs %s", U(flat->size), elem_type_name(elem), why);
         return NULL;
     }
     RtTensor *t = calloc(1, sizeof *t);
     bool *own = arena_alloc(&p->arena, (size_t)p->naxes + 1);
     if (!t) {
-        rt_fail(rt, "out of memory");
+        rt_fail_memory(rt, "out of memory");
         return NULL;
     }
     if (axes)
@@ -63,7 +63,7 @@ RtTensor *rt_tensor_new_axes(RtContext *rt, MemKind mem, ElemType elem, const Ma
     t->data = aligned_alloc(64, alloc ? alloc : 64);
     if (!t->data) {
         free(t);
-        rt_fail(rt, "a tensor of %llu %s elements cannot be allocated: out of memory for its %llu bytes", U(flat->size),
+        rt_fail_memory(rt, "a tensor of %llu %s elements cannot be allocated: out of memory for its %llu bytes", U(flat->size),
                 elem_type_name(elem), U(bytes));
         return NULL;
     }
