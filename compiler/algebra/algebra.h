@@ -31,7 +31,8 @@ bool norm_in_fragment(const Map *e);
  * comparison is this decision procedure. Not thread-safe. */
 typedef struct Eqv Eqv;
 
-/* Creates a context for prog (which must outlive it); NULL if out of memory. */
+/* Creates a context for prog (which must outlive it); never NULL: when memory (the heap, or isl's) is
+ * exhausted it unwinds to the calling thread's guard (core/base.h). */
 Eqv *eqv_new(const Prog *prog);
 void eqv_free(Eqv *q);
 
@@ -40,7 +41,8 @@ void eqv_free(Eqv *q);
 Evaluator *eqv_evaluator(Eqv *q);
 
 /* A stand-alone interpreter whose composite-base comparison is this decision procedure (for
- * library code that only evaluates); free it with eqv_evaluator_free, never eval_free. */
+ * library code that only evaluates; never NULL, as eqv_new); free it with eqv_evaluator_free, never
+ * eval_free. */
 Evaluator *eqv_evaluator_new(const Prog *prog);
 void eqv_evaluator_free(Evaluator *ev);
 
