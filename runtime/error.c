@@ -3,13 +3,20 @@
 
 #include <stdio.h>
 
+/* Sets the message and whether the failure was for memory; -1. */
+static int set_error(RtContext *rt, bool out_of_memory, const char *fmt, va_list ap)
+{
+    vsnprintf(rt->error, sizeof rt->error, fmt, ap);
+    rt->out_of_memory = out_of_memory;
+    return -1;
+}
+
 int rt_fail(RtContext *rt, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(rt->error, sizeof rt->error, fmt, ap);
+    set_error(rt, false, fmt, ap);
     va_end(ap);
-    rt->out_of_memory = false;
     return -1;
 }
 
@@ -17,9 +24,8 @@ int rt_fail_memory(RtContext *rt, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(rt->error, sizeof rt->error, fmt, ap);
+    set_error(rt, true, fmt, ap);
     va_end(ap);
-    rt->out_of_memory = true;
     return -1;
 }
 
