@@ -35,12 +35,15 @@ reference need at least 120051200000 bytes, more than the 2147483648 bytes of me
 check run-hbm 1 "tensor C: HBM tensor needs 4000000000000 bytes per chip (1000000000000 f32 elements), more than the \
 51539607552 bytes of a chip" run "$g" sgemm --m 1000000 --n 1000000 --reps 1
 check run-small 1 "need at least 2952790016 bytes" run "$g" sgemm --m 8192 --n 8192 --k 8192 --reps 1
-# mapc table: 50 million cells (2.4 GB of cell texts) and 2^40 cells, with --max-cells raised past them
+# mapc table --all: 50 million cells (2.4 GB of cell texts) and 2^40 cells, with --max-cells raised past them; a
+# table cut in the middle (the default) shows few cells whatever the size
 check table-cells 1 "a table of 50000000 cells needs about 2400000000 bytes, more than the 2147483648 bytes" \
-    table "$dir/big.map" T --max-cells 100000000
+    table "$dir/big.map" T --all --max-cells 100000000
 check table-huge 1 "a table of 1099511627776 cells needs about 52776558133248 bytes" \
-    table "$dir/big.map" S --max-cells 1099511627776
-check table-default 1 "the mapping has 1099511627776 cells, more than --max-cells 65536" table "$dir/big.map" S
+    table "$dir/big.map" S --all --max-cells 1099511627776
+check table-all 1 "the mapping has 1099511627776 cells, more than --all prints (raise it with --max-cells N) 65536" \
+    table "$dir/big.map" S --all
+check table-cut 0 "49999999" table "$dir/big.map" T
 # a run that fits goes through under the same limit
 check run-fits 0 "elements against a double reference" run "$g" sgemm --m 64 --n 64 --k 64 --reps 1 --isa portable
 echo "$passed passed, $failed failed"
