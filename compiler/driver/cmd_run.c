@@ -142,7 +142,10 @@ static void print_plan(const Prog *p, const KernelDecl *k, const RtGemm *g, int 
            "K groups of %d\n",
            ax[0], (unsigned long long)k->tile[0], ax[1], (unsigned long long)k->tile[1], ax[2],
            (unsigned long long)k->tile[2], (unsigned long long)k->dm_bytes, ax[k->order[0]], ax[k->order[1]],
-           ax[k->order[2]], rt_gemm_isa_name(g), k->mr, k->nr, k->kgroup);
+           ax[k->order[2]], rt_gemm_isa_name(g), k->mr, k->nr, rt_gemm_kgroup(g));
+    if (rt_gemm_kgroup(g) != k->kgroup)
+        printf("  K groups of %d need an instruction the host CPU lacks: the panels are packed in K groups of %d\n",
+               k->kgroup, rt_gemm_kgroup(g));
     if (k->pack_isa != k->isa)
         printf("  DM panels %dx%d, K groups of %d (%s's micro-kernel reads them): repacked into %s panels of %dx%d\n",
                k->pack_mr, k->pack_nr, k->pack_kgroup, target_isa_name(k->pack_isa), target_isa_name(k->isa), k->mr,

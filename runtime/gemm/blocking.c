@@ -41,6 +41,14 @@ GemmPlan gemm_plan(TargetIsa isa, const GemmFeatures *f, GemmType t)
     return p;
 }
 
+int gemm_host_kgroup(TargetIsa isa, const GemmFeatures *f, GemmType t, int kgroup)
+{
+    const TargetInfo *ti = target_info(isa);
+    const TargetGroup *grp = target_group(ti, input_of(t), kgroup);
+    bool has = !grp || (grp->op == TARGET_OP_DPBF16 ? f->has_bf16 : grp->op == TARGET_OP_VNNI ? f->vnni : true);
+    return has ? kgroup : ti->inputs[input_of(t)].group[0].g;
+}
+
 bool gemm_plan_tiled(TargetIsa isa, const GemmFeatures *f, GemmType t, const GemmTiling *tl, GemmPlan *p, char *err,
                      size_t cap)
 {

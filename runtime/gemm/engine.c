@@ -104,6 +104,11 @@ void gemm_free(Gemm *g)
     free(g);
 }
 
+int gemm_runnable_kgroup(const Gemm *g, GemmType t, int kgroup)
+{
+    return gemm_host_kgroup(g->isa, &g->feat, t, kgroup);
+}
+
 TargetIsa gemm_isa(const Gemm *g)
 {
     return g->isa;

@@ -104,6 +104,10 @@ void gemm_release_kernels(void);
 /* The ISA the engine uses (never TARGET_ISA_HOST; target_isa_name gives "avx512", "avx2", "portable");
  * whether bf16 runs on the vdpbf16ps kernel. */
 TargetIsa gemm_isa(const Gemm *g);
+/* The K group a tiling for input type t with K groups of kgroup runs with on this host: kgroup, or 1 when its
+ * dot-product instruction is one the host CPU lacks (vdpbf16ps, vpdpbusd; the elements are then widened when
+ * packed, with the same results for i8 and within the same bound for bf16). */
+int gemm_runnable_kgroup(const Gemm *g, GemmType t, int kgroup);
 bool gemm_bf16_dot(const Gemm *g);
 
 /* C <- alpha*A*B + beta*C for f32, bf16 or f16 inputs and f32 C. 0, or -1 with err set (C untouched). */

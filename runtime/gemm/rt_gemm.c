@@ -150,6 +150,9 @@ RtGemm *rt_gemm_new(RtContext *rt, const KernelDecl *k, RtTensor *a, RtTensor *b
         rt_fail(rt, "kernel %s: %s", k->name, err);
         ok = false;
     }
+    /* a declared K group whose instruction this CPU lacks runs widened (the DM layout stays as declared) */
+    if (ok)
+        g->tiling.kgroup = gemm_runnable_kgroup(g->engine, g->view[0].type, g->tiling.kgroup);
     /* a zero-scale product of the operands compiles the kernels now (C is left as it is) */
     if (ok && run_units(g, 0, 1, err, sizeof err)) {
         rt_fail(rt, "kernel %s: %s", k->name, err);
@@ -217,6 +220,11 @@ size_t rt_gemm_units(const RtGemm *g, uint64_t *grid_units)
     if (grid_units)
         *grid_units = g->grid_units;
     return g->nunits;
+}
+
+int rt_gemm_kgroup(const RtGemm *g)
+{
+    return g->tiling.kgroup;
 }
 
 const char *rt_gemm_isa_name(const RtGemm *g)

@@ -197,6 +197,16 @@ static void test_ranges(Gemm *g)
     expect_options(&(GemmOptions){.isa = (TargetIsa)-1},
                    "unknown ISA -1 (0 the host's best, 1 avx512, 2 avx2, 3 portable)");
     expect_options(&(GemmOptions){.bf16_dot = 5}, "bf16_dot 5 is not -1 (widen), 0 (auto) or 1 (vdpbf16ps)");
+    /* a declared K group whose dot product the host lacks runs in groups of 1 (widened); others stay */
+    GemmFeatures none = {0}, all = {.dot_bf16 = true, .has_bf16 = true, .vnni = true};
+    CHECK(gemm_host_kgroup(TARGET_ISA_AVX512, &none, GEMM_BF16, 2) == 1, "bf16 K groups of 2 without vdpbf16ps");
+    CHECK(gemm_host_kgroup(TARGET_ISA_AVX512, &all, GEMM_BF16, 2) == 2, "bf16 K groups of 2 with vdpbf16ps");
+    CHECK(gemm_host_kgroup(TARGET_ISA_AVX512, &none, GEMM_I8, 4) == 1, "i8 K groups of 4 without VNNI");
+    CHECK(gemm_host_kgroup(TARGET_ISA_AVX512, &all, GEMM_I8, 4) == 4, "i8 K groups of 4 with VNNI");
+    CHECK(gemm_host_kgroup(TARGET_ISA_AVX512, &none, GEMM_I8, 1) == 1, "i8 K groups of 1");
+    CHECK(gemm_host_kgroup(TARGET_ISA_AVX2, &none, GEMM_F32, 1) == 1, "f32 on avx2");
+    CHECK(gemm_host_kgroup(TARGET_ISA_AVX2, &none, GEMM_BF16, 2) == 2, "a group avx2 lacks: the plan says why");
+    CHECK(gemm_runnable_kgroup(g, GEMM_F32, 1) == 1, "the engine's f32 group");
     const char *name = target_isa_name((TargetIsa)9);
     CHECK(strcmp(name, "?") == 0, "target_isa_name(9) is \"%s\"", name);
 }
