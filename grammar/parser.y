@@ -65,6 +65,8 @@ axis_decl ::= IDENT(N) EQ NUM(V). { sema_axis(ps, N, V); }
 stmt ::= KW_CONST IDENT(N) EQ NUM(V) SEMI. { sema_const(ps, N, V); }
 
 stmt ::= type_head(N) mapping(M) SEMI. { sema_type(ps, N, M); ps->defining = NULL; }
+/* A syntax error in the mapping still defines the name, as a rejected type: its uses add no error. */
+stmt ::= type_head(N) error SEMI. { sema_type(ps, N, NULL); ps->defining = NULL; }
 %type type_head {Token}
 type_head(H) ::= KW_TYPE IDENT(N) EQ. { H = N; ps->defining = arena_strndup(&ps->prog->arena, N.s, N.len); }
 
@@ -78,6 +80,8 @@ stmt ::= KW_COPY(C) IDENT(N) COLON mapref(S) ARROW mapref(D) KW_AS IDENT(T) SEMI
 /* A tensor in a memory: "tensor H: HbmTensor<bf16, m![1], m![A, B]>;" (docs/language.md §5). */
 %type tmaps {MapList *}
 stmt ::= KW_TENSOR(K) IDENT(N) COLON IDENT(T) LT IDENT(E) COMMA tmaps(L) GT SEMI. { sema_tensor(ps, K.loc, N, NULL, T, E, L); }
+/* A syntax error after the name still defines it, as a rejected tensor: its uses add no error. */
+stmt ::= KW_TENSOR IDENT(N) error SEMI. { sema_tensor_rejected(ps, N); }
 /* With its axes named, "tensor A[I, K]: DmTensor<...>;": digits of other axes replicate it. */
 stmt ::= KW_TENSOR(K) IDENT(N) LBRACK kitems(X) RBRACK COLON IDENT(T) LT IDENT(E) COMMA tmaps(L) GT SEMI. {
     sema_tensor(ps, K.loc, N, X, T, E, L);

@@ -185,7 +185,7 @@ int rt_chips_whole(RtContext *rt, RtTensor *t, bool scatter)
     int me = tr->rank, n = 0;
     RtMsg *m = calloc(chips + 1, sizeof *m);
     if (!m)
-        return rt_fail(rt, "out of memory");
+        return rt_fail_memory(rt, "out of memory");
     for (uint64_t q = 1; q < chips; q++)
         if (me == 0 || (uint64_t)me == q)
             m[n++] = (RtMsg){me == 0 ? (int)q : 0, (unsigned char *)t->data + q * ce * es, ce * es};

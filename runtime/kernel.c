@@ -41,7 +41,7 @@ static RtKernel *compile(RtContext *rt, const Map *dst, const Map *src, const Ma
     RtKernel *k = calloc(1, sizeof *k);
     if (!k) {
         free(key);
-        rt_fail(rt, "out of memory");
+        rt_fail_memory(rt, "out of memory");
         return NULL;
     }
     k->key = key;
@@ -64,7 +64,7 @@ RtMoveFn rt_kernel(RtContext *rt, const Map *dst, const Map *src, const Map *uni
 {
     char *key = kernel_key(rt->prog, dst, src, units != NULL, elem);
     if (!key) {
-        rt_fail(rt, "out of memory");
+        rt_fail_memory(rt, "out of memory");
         return NULL;
     }
     for (RtKernel *k = rt->kernels; k; k = k->next)

@@ -100,7 +100,7 @@ static int execute(RtContext *rt, const Plan *plan, void *dst, const void *src, 
         ntasks = (int)plan->nruns;
     size_t *bounds = calloc((size_t)ntasks + 1, sizeof *bounds);
     if (!bounds)
-        return rt_fail(rt, "out of memory");
+        return rt_fail_memory(rt, "out of memory");
     uint64_t total = 0;
     for (size_t i = 0; i < plan->nruns; i++)
         total += plan->runs[i].len;
@@ -300,7 +300,7 @@ int rt_from_host(RtContext *rt, const RtView *dst, const void *host)
     int naxes = rt->prog->naxes;
     int64_t *delta = calloc((size_t)naxes + 1, sizeof *delta);
     if (!delta)
-        return rt_fail(rt, "out of memory");
+        return rt_fail_memory(rt, "out of memory");
     for (int a = 0; a < naxes; a++)
         delta[a] = (int64_t)dst->index_offset[a];
     const Plan *p = NULL;
@@ -353,7 +353,7 @@ int rt_to_host(RtContext *rt, const RtView *src, void *host)
     int naxes = rt->prog->naxes;
     int64_t *delta = calloc((size_t)naxes + 1, sizeof *delta);
     if (!delta)
-        return rt_fail(rt, "out of memory");
+        return rt_fail_memory(rt, "out of memory");
     for (int a = 0; a < naxes; a++)
         delta[a] = -(int64_t)src->index_offset[a];
     const Plan *p = NULL;
@@ -473,7 +473,7 @@ int rt_dma(RtContext *rt, const RtView *dst, const RtView *src)
     const unsigned char *sbase = (const unsigned char *)st->data + src->pos_offset * es;
     int64_t *delta = calloc((size_t)rt->prog->naxes + 1, sizeof *delta);
     if (!delta)
-        return rt_fail(rt, "out of memory");
+        return rt_fail_memory(rt, "out of memory");
     const Plan *p = NULL;
     /* between chips of different processes: the runs this process's chip needs arrive first */
     if (!rebased && !local_dst && rt_spread(rt, st)) {
@@ -528,7 +528,7 @@ int rt_dma_chip_bytes(RtContext *rt, const RtView *dst, const RtView *src, uint6
     const Map *d = rt_logical(rt, dst->map, dt->axes), *s = d ? rt_logical(rt, src->map, st->axes) : NULL;
     int64_t *delta = s ? calloc((size_t)rt->prog->naxes + 1, sizeof *delta) : NULL;
     if (!delta)
-        return s ? rt_fail(rt, "out of memory") : -1;
+        return s ? rt_fail_memory(rt, "out of memory") : -1;
     const Plan *p = rt_tag_plan(rt, dst, d, src, s, kernel_move); /* the runs rt_dma exchanges */
     p = p ? p : rt_plan(rt, d, s, delta, false);
     free(delta);

@@ -84,7 +84,7 @@ static int build(RtContext *rt, Plan *p)
     int status = -1;
     size_t cap = 0;
     if (!c.coord || !key || !table_init(&t, naxes, p->src->size)) {
-        rt_fail(rt, "out of memory planning a move of %llu elements", (unsigned long long)p->src->size);
+        rt_fail_memory(rt, "out of memory planning a move of %llu elements", (unsigned long long)p->src->size);
         goto out;
     }
     for (uint64_t s = 0; s < p->src->size; s++) {
@@ -132,7 +132,7 @@ static int build(RtContext *rt, Plan *p)
             continue; /* pad(top), pad(bottom), overflow: never written */
         }
         if (!rt_plan_push(p, &cap, d, src)) {
-            rt_fail(rt, "out of memory planning a move");
+            rt_fail_memory(rt, "out of memory planning a move");
             goto out;
         }
         p->dst_end = d + 1;
@@ -153,7 +153,7 @@ const Plan *rt_plan(RtContext *rt, const Map *dst, const Map *src, const int64_t
             return p;
     Plan *p = calloc(1, sizeof *p);
     if (!p) {
-        rt_fail(rt, "out of memory");
+        rt_fail_memory(rt, "out of memory");
         return NULL;
     }
     p->dst = dst;
@@ -162,7 +162,7 @@ const Plan *rt_plan(RtContext *rt, const Map *dst, const Map *src, const int64_t
     p->delta = malloc(dbytes + sizeof *delta);
     if (!p->delta || (memcpy(p->delta, delta, dbytes), build(rt, p) != 0)) {
         if (!p->delta)
-            rt_fail(rt, "out of memory");
+            rt_fail_memory(rt, "out of memory");
         p->next = NULL;
         rt_plans_free(p);
         return NULL;

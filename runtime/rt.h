@@ -36,6 +36,10 @@ void rt_free(RtContext *rt);
 const char *rt_error(const RtContext *rt);
 /* Sets the message rt_error reports (printf-style) and returns -1: for the layers built on the runtime. */
 int rt_fail(RtContext *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* rt_fail for a request beyond the memory the process can have (or an allocation that failed). */
+int rt_fail_memory(RtContext *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Whether the last failed call on rt failed for memory (rt_fail_memory) rather than for its input. */
+bool rt_out_of_memory(const RtContext *rt);
 int rt_threads(const RtContext *rt);
 /* The program the context was made over. */
 Prog *rt_prog(const RtContext *rt);

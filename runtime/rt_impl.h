@@ -84,6 +84,7 @@ struct RtContext {
     RtKernel *kernels;
     RtStats stats;
     char error[512];
+    bool out_of_memory;     /* the last failure was a request beyond the memory there is (rt_fail_memory) */
 };
 
 struct RtTensor {

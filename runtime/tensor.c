@@ -48,10 +48,17 @@ RtTensor *rt_tensor_new_axes(RtContext *rt, MemKind mem, ElemType elem, const Ma
                 rt_procs(rt));
         return NULL;
     }
+    /* a process of a job touches only its chip's part of a tensor spread over chips */
+    uint64_t resident = mem != MEM_HOST && rt_procs(rt) > 1 && units.chips > 1 ? (bytes + units.chips - 1) / units.chips
+                                                                             : bytes;
+    if (!mem_fits(resident, why, sizeof why)) {
+        rt_fail_memory(rt, "a tensor of %llu %s elements needs %s", U(flat->size), elem_type_name(elem), why);
+        return NULL;
+    }
     RtTensor *t = calloc(1, sizeof *t);
     bool *own = arena_alloc(&p->arena, (size_t)p->naxes + 1);
     if (!t) {
-        rt_fail(rt, "out of memory");
+        rt_fail_memory(rt, "out of memory");
         return NULL;
     }
     if (axes)
@@ -70,7 +77,8 @@ RtTensor *rt_tensor_new_axes(RtContext *rt, MemKind mem, ElemType elem, const Ma
     t->data = mmap(NULL, t->alloc, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (t->data == MAP_FAILED) {
         free(t);
-        rt_fail(rt, "cannot allocate %llu bytes", U(bytes));
+        rt_fail_memory(rt, "a tensor of %llu %s elements cannot be allocated: out of memory for its %llu bytes", U(flat->size),
+                elem_type_name(elem), U(bytes));
         return NULL;
     }
     return t;

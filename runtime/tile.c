@@ -205,7 +205,7 @@ static int tile_dim(RtContext *rt, const RtView *v, int dim, const Map *index, u
     /* the tile must start and stay on live cells of the dimension's mapping */
     Cell c = {.coord = calloc((size_t)rt->prog->naxes + 1, sizeof(uint64_t))};
     if (!c.coord)
-        return rt_fail(rt, "out of memory");
+        return rt_fail_memory(rt, "out of memory");
     uint64_t step = len <= 4096 ? 1 : len - 1;
     for (uint64_t j = 0; j < len; j += step) {
         uint64_t pos = (start + j) * bufstride;

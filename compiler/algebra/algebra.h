@@ -31,7 +31,8 @@ bool norm_in_fragment(const Map *e);
  * comparison is this decision procedure. Not thread-safe. */
 typedef struct Eqv Eqv;
 
-/* Creates a context for prog (which must outlive it); NULL if out of memory. */
+/* Creates a context for prog (which must outlive it); never NULL: when memory (the heap, or isl's) is
+ * exhausted it unwinds to the calling thread's guard (core/base.h). */
 Eqv *eqv_new(const Prog *prog);
 void eqv_free(Eqv *q);
 
@@ -40,7 +41,8 @@ void eqv_free(Eqv *q);
 Evaluator *eqv_evaluator(Eqv *q);
 
 /* A stand-alone interpreter whose composite-base comparison is this decision procedure (for
- * library code that only evaluates); free it with eqv_evaluator_free, never eval_free. */
+ * library code that only evaluates; never NULL, as eqv_new); free it with eqv_evaluator_free, never
+ * eval_free. */
 Evaluator *eqv_evaluator_new(const Prog *prog);
 void eqv_evaluator_free(Evaluator *ev);
 
@@ -150,9 +152,9 @@ int64_t tensor_where(Prog *p, const TensorDecl *t, const uint64_t *idx, uint64_t
 /* Widest panel (rows of a panel) and the K groups panel_recognize tries. */
 #define PANEL_MAX_WIDTH 64
 
-/* |m![R / w, K / g, R % w, K % g]| with R padded to a multiple of w and K of g: rows·depth rounded up;
- * UINT64_MAX if that overflows. */
-uint64_t panel_size(uint64_t rows, uint64_t depth, int w, int g);
+/* |m![R / w, K / g, R % w, K % g]| with R padded to a multiple of w and K of g (rows·depth rounded up) in
+ * *size; false if that overflows 64 bits. */
+bool panel_size(uint64_t rows, uint64_t depth, int w, int g, uint64_t *size);
 
 /* The panel layout m![R / w, K / g, R % w, K % g] over the tile axes r (rows, size from p->axes) and k,
  * with R padded to a multiple of w (`#` padding, top kind) and K to a multiple of g where they do not divide,

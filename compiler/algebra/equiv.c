@@ -23,11 +23,11 @@ Eqv *eqv_new(const Prog *prog)
     q->prog = prog;
     q->naxes = prog->naxes;
     q->ctx = isl_ctx_alloc();
-    q->ev = eval_new(prog);
-    if (!q->ctx || !q->ev) {
+    if (!q->ctx) { /* isl's own allocation failed: the same answer as an exhausted heap */
         eqv_free(q);
-        return NULL;
+        mem_fail();
     }
+    q->ev = eval_new(prog);
     isl_options_set_on_error(q->ctx, ISL_ON_ERROR_CONTINUE);
     eval_set_base_equiv(q->ev, base_hook, q);
     q->max_ops = EQV_DEFAULT_MAX_OPS;

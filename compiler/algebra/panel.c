@@ -7,10 +7,10 @@ static bool round_up(uint64_t n, uint64_t m, uint64_t *out)
     return u64_mul(n / m + (n % m != 0), m, out);
 }
 
-uint64_t panel_size(uint64_t rows, uint64_t depth, int w, int g)
+bool panel_size(uint64_t rows, uint64_t depth, int w, int g, uint64_t *size)
 {
     uint64_t r, k;
-    return round_up(rows, (uint64_t)w, &r) && round_up(depth, (uint64_t)g, &k) ? u64_sat_mul(r, k) : UINT64_MAX;
+    return round_up(rows, (uint64_t)w, &r) && round_up(depth, (uint64_t)g, &k) && u64_mul(r, k, size);
 }
 
 /* Axis a as a base whose size is a multiple of m: the symbol, padded where m does not divide it. */
@@ -46,7 +46,8 @@ const Map *panel_map(Prog *p, int r_axis, int k_axis, int w, int g, Loc loc)
  * first need (NULL if out of memory). */
 static bool is_panel_in(Prog *p, Eqv **q, const Map *m, int r_axis, int k_axis, int w, int g)
 {
-    if (panel_size(p->axes[r_axis].size, p->axes[k_axis].size, w, g) != m->size)
+    uint64_t size;
+    if (!panel_size(p->axes[r_axis].size, p->axes[k_axis].size, w, g, &size) || size != m->size)
         return false;
     const Map *c = panel_map(p, r_axis, k_axis, w, g, m->loc);
     if (c && !*q)

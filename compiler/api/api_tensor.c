@@ -86,10 +86,11 @@ void mapc_runtime_free(mapc_runtime *r)
 const char *mapc_runtime_error(const mapc_runtime *r) { return r ? r->error : "no runtime (a null pointer)"; }
 
 /* Records the runtime's message as the last error and returns s. */
+/* The runtime's failure as status s, or MAPC_ERR_NOMEM when it failed for memory; its message kept. */
 static mapc_status failed(mapc_runtime *r, mapc_status s)
 {
     api_set_error(r->error, sizeof r->error, "%s", rt_error(r->rt));
-    return s;
+    return rt_out_of_memory(r->rt) ? MAPC_ERR_NOMEM : s;
 }
 
 static mapc_status tensor_create_body(mapc_runtime *r, const char *name, mapc_tensor **out)

@@ -252,7 +252,10 @@ void mapc_runtime_free(mapc_runtime *rt);
 const char *mapc_runtime_error(const mapc_runtime *rt);
 
 /* The tensor a `tensor NAME: ...;` declaration describes, zero-filled (MAPC_ERR_NOT_FOUND if there is
- * none; MAPC_ERR_INPUT if it breaks a rule under the runtime's limits). */
+ * none; MAPC_ERR_INPUT if it breaks a rule under the runtime's limits; MAPC_ERR_NOMEM if its buffer is
+ * larger than the memory the process can have, "a tensor of N f32 elements needs B bytes, more than the
+ * M bytes of memory this process can have", or cannot be allocated). A runtime call that fails for
+ * memory returns MAPC_ERR_NOMEM with its message in mapc_runtime_error. */
 mapc_status mapc_tensor_create(mapc_runtime *rt, const char *name, mapc_tensor **out);
 /* Its buffer (every unit's, in unit order) and that buffer's size in bytes. */
 void *mapc_tensor_data(const mapc_tensor *t);

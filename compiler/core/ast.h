@@ -146,7 +146,10 @@ typedef struct KernelDecl {
     int tile_axis[3];               /* the tile axes (Prog axes named like M, N, K, sized like the tiles;
                                      * not in the name table, so never resolvable outside the kernel) */
     const Map *pack_a, *pack_b;     /* DM tile layouts over the tile axes (defaults filled in) */
-    int mr, nr, kgroup;             /* the panel geometry recognized from pack_a and pack_b */
+    int pack_mr, pack_nr, pack_kgroup; /* the panel geometry of pack_a and pack_b (the DM tiles' layouts) */
+    TargetIsa pack_isa;             /* an ISA whose micro-kernel reads those panels as they are: isa when it does */
+    int mr, nr, kgroup;             /* the micro-tile and K group isa's micro-kernel computes with: the DM panels'
+                                     * when pack_isa is isa, else isa's defaults (the tiles are repacked for it) */
     GemmRole order[3];              /* block loops, outermost first (default N, K, M) */
     GemmRole split;                 /* the axis a split clause (or the default) spreads over slices */
     /* The spread of the work (docs/language.md §6): mappings over the top digits of M and N (and, for chips, of K)

@@ -46,6 +46,15 @@ void *mem_realloc(void *p, size_t size);
 /* Unwinds to the innermost guard (an allocation of another library failed); never returns. */
 _Noreturn void mem_fail(void);
 
+/* ---- The machine's memory (sysmem.c) ---- */
+
+/* The bytes this process can have: the machine's physical memory, or less under an address-space or data
+ * resource limit (ulimit -v, -d). */
+uint64_t mem_available_bytes(void);
+/* Whether a request of bytes can be met at all; false with "N bytes, more than the M bytes of memory this
+ * process can have" in why[cap]. An allocation that passes may still fail (other processes use memory too). */
+bool mem_fits(uint64_t bytes, char *why, size_t cap);
+
 /* ---- Arena: every allocation of one compilation, freed at once. ---- */
 
 typedef struct ArenaChunk ArenaChunk;

@@ -112,7 +112,8 @@ const TargetInfo *target_info(TargetIsa isa)
 
 const char *target_isa_name(TargetIsa isa)
 {
-    return isa == TARGET_ISA_HOST ? "host" : tables[isa].name;
+    int v = (int)isa; /* an int: a caller's out-of-range value reads no table */
+    return v == TARGET_ISA_HOST ? "host" : v > TARGET_ISA_HOST && v <= TARGET_ISA_PORTABLE ? tables[v].name : "?";
 }
 
 bool target_isa_parse(const char *name, TargetIsa *out)

@@ -148,7 +148,41 @@ static void print_plan(const Prog *p, const KernelDecl *k, const RtGemm *g, int 
            "K groups of %d\n",
            ax[0], (unsigned long long)k->tile[0], ax[1], (unsigned long long)k->tile[1], ax[2],
            (unsigned long long)k->tile[2], (unsigned long long)k->dm_bytes, ax[k->order[0]], ax[k->order[1]],
-           ax[k->order[2]], rt_gemm_isa_name(g), k->mr, k->nr, k->kgroup);
+           ax[k->order[2]], rt_gemm_isa_name(g), k->mr, k->nr, rt_gemm_kgroup(g));
+    if (rt_gemm_kgroup(g) != k->kgroup)
+        printf("  K groups of %d need an instruction the host CPU lacks: the panels are packed in K groups of %d\n",
+               k->kgroup, rt_gemm_kgroup(g));
+    if (k->pack_isa != k->isa)
+        printf("  DM panels %dx%d, K groups of %d (%s's micro-kernel reads them): repacked into %s panels of %dx%d\n",
+               k->pack_mr, k->pack_nr, k->pack_kgroup, target_isa_name(k->pack_isa), target_isa_name(k->isa), k->mr,
+               k->nr);
+}
+
+/* Whether the host can hold what a run of k allocates, before anything is: the three operand tensors in
+ * their layouts, the dense host arrays of A, B and C (twice: the input and the result) and the double
+ * copies of A and B the reference reads. false after printing why. */
+static bool fits_host(Prog *p, const KernelDecl *k)
+{
+    const TensorDecl *decl[3] = {k->a, k->b, k->c};
+    uint64_t m = p->axes[k->axis[GEMM_M]].size, n = p->axes[k->axis[GEMM_N]].size, kk = p->axes[k->axis[GEMM_K]].size;
+    uint64_t dense[3] = {u64_sat_mul(m, kk), u64_sat_mul(kk, n), u64_sat_mul(m, n)}, need = 0;
+    for (int i = 0; i < 3; i++) {
+        MapWhy why;
+        const Map *flat = tensor_layout(&p->arena, decl[i]->mem, decl[i]->maps, why);
+        uint64_t es = elem_type_size(decl[i]->elem), copies = i == 2 ? 2 : 1;
+        need = u64_sat_add(need, u64_sat_mul(flat ? flat->size : UINT64_MAX, es));
+        need = u64_sat_add(need, u64_sat_mul(u64_sat_mul(dense[i], es), copies));
+        if (i < 2)
+            need = u64_sat_add(need, u64_sat_mul(dense[i], sizeof(double)));
+    }
+    char why[160];
+    if (mem_fits(need, why, sizeof why))
+        return true;
+    fprintf(stderr, "mapc: kernel %s with %s=%llu %s=%llu %s=%llu cannot run here: its operand tensors, host arrays "
+            "and reference need at least %s\n", k->name, p->axes[k->axis[GEMM_M]].name, (unsigned long long)m,
+            p->axes[k->axis[GEMM_N]].name, (unsigned long long)n, p->axes[k->axis[GEMM_K]].name, (unsigned long long)kk,
+            why);
+    return false;
 }
 
 /* Reports a failure; under MPI with more than one process it ends the whole job (MPI_Abort), so no
@@ -165,6 +199,8 @@ static void run_failed(const RunOptions *o, const char *why)
 
 static int run_kernel(Prog *p, const KernelDecl *k, const RunOptions *o)
 {
+    if (!fits_host(p, k))
+        return DRV_EXIT_INPUT;
     RtConfig cfg = rt_default_config();
     cfg.threads = o->threads;
     cfg.transport = o->transport;

@@ -11,6 +11,9 @@
 /* Rows and columns shown before a grid is cut (--all shows everything), and the default width of the split. */
 #define TABLE_MAX_ROWS 32
 #define TABLE_MAX_COLS 16
+/* What one shown cell holds in memory while the table is built: its pointer, its kind and its text's block. */
+#define TABLE_CELL_BYTES 48
+
 /* Cells --all prints at most unless --max-cells says otherwise. */
 #define TABLE_ALL_CELLS 65536
 
@@ -242,6 +245,14 @@ int cmd_table(int argc, char **argv)
         }
         drv_truncate(g.rows, a.all ? 0 : TABLE_MAX_ROWS, &g.rhead, &g.rtail);
         drv_truncate(g.cols, a.all ? 0 : TABLE_MAX_COLS, &g.chead, &g.ctail);
+        /* the cells shown are kept until the widest is known: a pointer, a kind and a short text each */
+        uint64_t shown = u64_sat_mul(g.rhead + g.rtail, g.chead + g.ctail);
+        char why[160];
+        if (!mem_fits(u64_sat_mul(shown, TABLE_CELL_BYTES), why, sizeof why)) {
+            fprintf(stderr, "mapc: a table of %llu cells needs about %s\n", U(shown), why);
+            prog_free(p);
+            return DRV_EXIT_INPUT;
+        }
         bool *axes = mem_calloc((size_t)p->naxes + 1, 1);
         map_mark_axes(m, axes);
         for (int i = 0; i < p->naxes; i++)

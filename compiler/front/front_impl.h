@@ -121,6 +121,8 @@ void sema_copy(Parser *ps, Loc at, Token name, const Map *src, const Map *dst, T
  * axes NULL when not named): the kind, the element type, the number of mappings, the named axes and the
  * rules of tensor_check under the default limits. */
 void sema_tensor(Parser *ps, Loc at, Token name, KItem *axes, Token kind, Token elem, MapList *maps);
+/* Defines name as a tensor whose declaration was rejected (a syntax error after the name): no TensorDecl. */
+void sema_tensor_rejected(Parser *ps, Token name);
 /* Checks index-literal entries against their sizes; returns ok. */
 bool sema_index_lit(Parser *ps, MapList *terms);
 /* "pad(IDENT)": the padding kind named by IDENT. */

@@ -513,23 +513,23 @@ static int a_height(Prog *p, const TargetInfo *t, const Map *m, int r_axis, int 
     return 0;
 }
 
-/* Chooses a panel geometry the target's micro-kernel takes that the pack layouts given are (the defaults
- * otherwise): a group g the input type takes (its default first; the others when a layout only has another),
- * B panels of nr columns (the default first, then the narrowest, which leaves A more registers) and A panels
- * of mr rows within the register budget. Several geometries may describe one layout (panels of one row take
- * any group, a K tile of one group any width that pads alike), hence the search; false if there is none. */
-static bool choose_panels(Prog *p, const KernelScope *ks, int *mr, int *nr, int *g)
+/* Chooses a panel geometry t's micro-kernel takes that the pack layouts pack[] are (the defaults where NULL):
+ * a group g the input type takes (its default first; the others when a layout only has another), B panels of
+ * nr columns (the default first, then the narrowest, which leaves A more registers) and A panels of mr rows
+ * within the register budget. Several geometries may describe one layout (panels of one row take any group,
+ * a K tile of one group any width that pads alike), hence the search; false if there is none. */
+static bool choose_panels(Prog *p, const KernelScope *ks, const TargetInfo *t, const Map *const pack[2], int *mr,
+                          int *nr, int *g)
 {
-    const TargetInfo *t = ks->t;
     const KernelDecl *k = ks->k;
-    const Map *pa = ks->pack[OP_A], *pb = ks->pack[OP_B];
+    const Map *pa = pack[OP_A], *pb = pack[OP_B];
     int tm = k->tile_axis[GEMM_M], tn = k->tile_axis[GEMM_N], tk = k->tile_axis[GEMM_K];
     int widths[TARGET_MAX_NV + 1], nw = 0; /* the default, then the others */
     widths[nw++] = t->default_nr;
     for (int v = 1; v <= t->max_nv; v++)
         if (v * t->lanes != t->default_nr)
             widths[nw++] = v * t->lanes;
-    const TargetGroups *gs = groups_of(ks, k->a->elem);
+    const TargetGroups *gs = &t->inputs[input_of(k->a->elem)];
     for (int i = -1; i < gs->count; i++) {
         if (i == gs->preferred)
             continue;
@@ -547,6 +547,35 @@ static bool choose_panels(Prog *p, const KernelScope *ks, int *mr, int *nr, int 
         }
     }
     return false;
+}
+
+/* The DM panel geometry of the pack layouts and the micro-tile the target computes with: the layouts' own
+ * when the target's micro-kernel reads them; else, when they are panels another ISA's micro-kernel reads
+ * (pack clauses written for AVX-512 on an AVX2 host), they stay the DM layout and the target computes with
+ * its defaults, packing its own panels from the same tiles. false if no ISA reads them. */
+static bool geometry(Prog *p, const KernelScope *ks, KernelDecl *k)
+{
+    static const TargetIsa all[] = {TARGET_ISA_AVX512, TARGET_ISA_AVX2, TARGET_ISA_PORTABLE};
+    const TargetInfo *dm = NULL;
+    if (choose_panels(p, ks, ks->t, ks->pack, &k->pack_mr, &k->pack_nr, &k->pack_kgroup))
+        dm = ks->t;
+    for (size_t i = 0; i < sizeof all / sizeof *all && !dm && (ks->pack[OP_A] || ks->pack[OP_B]); i++)
+        if (all[i] != ks->t->isa &&
+            choose_panels(p, ks, target_info(all[i]), ks->pack, &k->pack_mr, &k->pack_nr, &k->pack_kgroup))
+            dm = target_info(all[i]);
+    if (!dm)
+        return false;
+    k->pack_isa = dm->isa;
+    if (dm == ks->t) {
+        k->mr = k->pack_mr;
+        k->nr = k->pack_nr;
+        k->kgroup = k->pack_kgroup;
+        return true;
+    }
+    static const Map *const defaults[2] = {NULL, NULL};
+    bool ok = choose_panels(p, ks, ks->t, defaults, &k->mr, &k->nr, &k->kgroup);
+    assert(ok); /* the default panels are the target's own */
+    return ok;
 }
 
 /* Says why choose_panels found no geometry, from the one each pack layout has (panel_recognize). */
@@ -602,25 +631,35 @@ static void explain_panels(Parser *ps, const KernelScope *ks)
                    target_regs_needed(ti, mr, nr), ti->label, ti->vec_regs);
 }
 
-/* The panel geometry (chosen to fit the pack clauses) and the DM that one A tile and one B tile take;
- * fills k->mr, nr, kgroup, dm_bytes. false after diagnostics. */
+/* The panel geometry (chosen to fit the pack clauses), the micro-tile and the DM that one A tile and one B
+ * tile take; fills k->pack_mr, pack_nr, pack_kgroup, pack_isa, mr, nr, kgroup, dm_bytes. false after
+ * diagnostics. */
 static bool kernel_panels(Parser *ps, KernelScope *ks)
 {
     KernelDecl *k = ks->k;
     int before = ps->prog->diags.count;
-    if (!choose_panels(ps->prog, ks, &k->mr, &k->nr, &k->kgroup)) {
+    if (!geometry(ps->prog, ks, k)) {
         explain_panels(ps, ks);
         assert(ps->prog->diags.count > before); /* a geometry that breaks no rule would have been chosen */
         return false;
     }
     /* grouped elements are packed as they are, single ones widened to the accumulator type */
-    uint64_t pe = elem_type_size(k->kgroup > 1 ? k->a->elem : k->c->elem);
+    uint64_t pe = elem_type_size(k->pack_kgroup > 1 ? k->a->elem : k->c->elem);
     const Map *pa = ks->pack[OP_A], *pb = ks->pack[OP_B];
     const uint64_t *tile = k->tile;
-    uint64_t ba = u64_sat_mul(pa ? pa->size : panel_size(tile[GEMM_M], tile[GEMM_K], k->mr, k->kgroup), pe);
-    uint64_t bb = u64_sat_mul(pb ? pb->size : panel_size(tile[GEMM_N], tile[GEMM_K], k->nr, k->kgroup), pe);
+    uint64_t ea = pa ? pa->size : 0, eb = pb ? pb->size : 0, ba, bb;
+    bool fits = (pa || panel_size(tile[GEMM_M], tile[GEMM_K], k->pack_mr, k->pack_kgroup, &ea)) &&
+                (pb || panel_size(tile[GEMM_N], tile[GEMM_K], k->pack_nr, k->pack_kgroup, &eb)) &&
+                u64_mul(ea, pe, &ba) && u64_mul(eb, pe, &bb) && !__builtin_add_overflow(ba, bb, &k->dm_bytes);
     uint64_t limit = tensor_default_limits().dm_slice_bytes;
-    k->dm_bytes = u64_sat_add(ba, bb);
+    if (!fits) {
+        diag_error(D(ps), ks->seen[CL_TILE],
+                   "kernel %s: tiles %s %llu, %s %llu, %s %llu: the bytes of one A tile and one B tile overflow 64 "
+                   "bits (a slice's DM holds %llu)",
+                   k->name, ks->ax[GEMM_M], U(tile[GEMM_M]), ks->ax[GEMM_N], U(tile[GEMM_N]), ks->ax[GEMM_K],
+                   U(tile[GEMM_K]), U(limit));
+        return false;
+    }
     if (k->dm_bytes > limit) {
         diag_error(D(ps), ks->seen[CL_TILE],
                    "kernel %s: one A tile and one B tile need %llu bytes of DM per slice (A %llu + B %llu), more than "
@@ -642,11 +681,15 @@ void sema_kernel_end(Parser *ps)
     if (!ks->seen[CL_TILE].line && ks->axes_ok && !body_broken(ps, ks))
         diag_error(D(ps), k->loc, "kernel %s needs a tile clause, as in tile %s = 96, %s = 384, %s = 256", k->name,
                    ks->ax[GEMM_M], ks->ax[GEMM_N], ks->ax[GEMM_K]);
-    if (!ks->tiled || !ks->operands_ok || !kernel_panels(ps, ks) || p->diags.count != ks->errors)
+    /* a rejected pack clause (reported) leaves the panels unknown: nothing more to say about them */
+    bool packs_ok = (!ks->pack_at[OP_A].line || ks->pack[OP_A]) && (!ks->pack_at[OP_B].line || ks->pack[OP_B]);
+    if (!ks->tiled || !ks->operands_ok || !packs_ok || !kernel_panels(ps, ks) || p->diags.count != ks->errors)
         return;
     const int *ta = k->tile_axis;
-    k->pack_a = ks->pack[OP_A] ? ks->pack[OP_A] : panel_map(p, ta[GEMM_M], ta[GEMM_K], k->mr, k->kgroup, k->loc);
-    k->pack_b = ks->pack[OP_B] ? ks->pack[OP_B] : panel_map(p, ta[GEMM_N], ta[GEMM_K], k->nr, k->kgroup, k->loc);
+    k->pack_a = ks->pack[OP_A] ? ks->pack[OP_A]
+                               : panel_map(p, ta[GEMM_M], ta[GEMM_K], k->pack_mr, k->pack_kgroup, k->loc);
+    k->pack_b = ks->pack[OP_B] ? ks->pack[OP_B]
+                               : panel_map(p, ta[GEMM_N], ta[GEMM_K], k->pack_nr, k->pack_kgroup, k->loc);
     assert(k->pack_a && k->pack_b); /* their sizes fit in DM */
     if (!ks->seen[CL_ORDER].line)
         memcpy(k->order, ks->t->order, sizeof k->order);

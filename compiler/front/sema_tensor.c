@@ -92,3 +92,8 @@ void sema_tensor(Parser *ps, Loc at, Token name, KItem *axis_items, Token kind, 
     p->tensors = arena_grow(&p->arena, p->tensors, p->ntensors, &p->tensors_cap, sizeof *p->tensors);
     p->tensors[p->ntensors++] = t;
 }
+
+void sema_tensor_rejected(Parser *ps, Token name)
+{
+    sema_define(ps, name, NAME_TENSOR);
+}

@@ -41,6 +41,14 @@ GemmPlan gemm_plan(TargetIsa isa, const GemmFeatures *f, GemmType t)
     return p;
 }
 
+int gemm_host_kgroup(TargetIsa isa, const GemmFeatures *f, GemmType t, int kgroup)
+{
+    const TargetInfo *ti = target_info(isa);
+    const TargetGroup *grp = target_group(ti, input_of(t), kgroup);
+    bool has = !grp || (grp->op == TARGET_OP_DPBF16 ? f->has_bf16 : grp->op == TARGET_OP_VNNI ? f->vnni : true);
+    return has ? kgroup : ti->inputs[input_of(t)].group[0].g;
+}
+
 bool gemm_plan_tiled(TargetIsa isa, const GemmFeatures *f, GemmType t, const GemmTiling *tl, GemmPlan *p, char *err,
                      size_t cap)
 {
@@ -68,7 +76,12 @@ bool gemm_plan_tiled(TargetIsa isa, const GemmFeatures *f, GemmType t, const Gem
         return false;
     }
     if (!cg_gemm_order_valid(tl->order)) {
-        snprintf(err, cap, "the block-loop order is not a permutation of M, N and K");
+        snprintf(err, cap, "the block-loop order %d, %d, %d is not a permutation of M (%d), N (%d) and K (%d)",
+                 (int)tl->order[0], (int)tl->order[1], (int)tl->order[2], GEMM_M, GEMM_N, GEMM_K);
+        return false;
+    }
+    if (tl->split != 0 && tl->split != 1) {
+        snprintf(err, cap, "split %d is neither 0 (threads own rows of C) nor 1 (columns of C)", tl->split);
         return false;
     }
     cg_gemm_spec_for(ti, grp->op, input_of(t), tl->mr, tl->nr, tl->order, &p->spec, &p->conv_a, &p->conv_b);

@@ -43,6 +43,20 @@ static bool table_has(const TargetInfo *t, TargetInput in, TargetOp op)
 Gemm *gemm_new(const GemmOptions *opt, char *err, size_t cap)
 {
     int threads = opt && opt->threads > 0 ? opt->threads : 1;
+    if (opt && (opt->threads < 0 || opt->threads > GEMM_MAX_THREADS)) {
+        snprintf(err, cap, "threads %d is out of range (0 to %d; 0 means 1)", opt->threads, GEMM_MAX_THREADS);
+        return NULL;
+    }
+    int isa_value = opt ? (int)opt->isa : TARGET_ISA_HOST;
+    if (isa_value < TARGET_ISA_HOST || isa_value > TARGET_ISA_PORTABLE) {
+        snprintf(err, cap, "unknown ISA %d (0 the host's best, %d avx512, %d avx2, %d portable)", isa_value,
+                 TARGET_ISA_AVX512, TARGET_ISA_AVX2, TARGET_ISA_PORTABLE);
+        return NULL;
+    }
+    if (opt && (opt->bf16_dot < -1 || opt->bf16_dot > 1)) {
+        snprintf(err, cap, "bf16_dot %d is not -1 (widen), 0 (auto) or 1 (vdpbf16ps)", opt->bf16_dot);
+        return NULL;
+    }
     TargetIsa isa = target_resolve(opt ? opt->isa : TARGET_ISA_HOST);
     if (!target_host_supports(isa)) {
         snprintf(err, cap, "the host CPU cannot run the %s kernels", target_isa_name(isa));
@@ -90,6 +104,11 @@ void gemm_free(Gemm *g)
     free(g);
 }
 
+int gemm_runnable_kgroup(const Gemm *g, GemmType t, int kgroup)
+{
+    return gemm_host_kgroup(g->isa, &g->feat, t, kgroup);
+}
+
 TargetIsa gemm_isa(const Gemm *g)
 {
     return g->isa;
@@ -110,6 +129,12 @@ static const GemmKernels *engine_kernels(Gemm *g, GemmType t, const GemmPlan *p,
 
 int gemm_prepare(Gemm *g, GemmType t, char *err, size_t cap)
 {
+    int v = (int)t; /* an int: the check holds whatever value the caller's enum carries */
+    if (v != GEMM_F32 && v != GEMM_BF16 && v != GEMM_F16 && v != GEMM_I8) {
+        snprintf(err, cap, "gemm_prepare takes an input type (f32, bf16, f16 or i8), not %s (%d)", gemm_type_name(t),
+                 v);
+        return -1;
+    }
     GemmPlan p = gemm_plan(g->isa, &g->feat, t);
     return engine_kernels(g, t, &p, err, cap) ? 0 : -1;
 }

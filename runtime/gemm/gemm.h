@@ -75,8 +75,10 @@ int gemm_check(const GemmView *a, const GemmView *b, const GemmView *c, char *er
  * AVX2 (with FMA), else PORTABLE (plain LLVM vectors; what LLVM makes of them on the host). Each
  * family's micro-tiles, K groups and cache blocks are its target table's. Forcing a family the host
  * lacks is refused by gemm_new. */
+enum { GEMM_MAX_THREADS = 1024 };
+
 typedef struct GemmOptions {
-    int threads;         /* >= 1 (0: 1) */
+    int threads;         /* 1 to GEMM_MAX_THREADS (0: 1) */
     TargetIsa isa;
     int bf16_dot;        /* bf16 on AVX512: 1 the vdpbf16ps kernel, -1 widen to f32 in packing and use
                           * the f32 kernel, 0 auto (the dot-product kernel on AMD Zen, where it runs at
@@ -90,7 +92,8 @@ typedef struct GemmOptions {
 typedef struct Gemm Gemm;
 
 /* NULL with err set on failure: "the host CPU cannot run the avx512 kernels" (a forced ISA the
- * host lacks), "cannot start 2 threads", "out of memory". */
+ * host lacks), "cannot start 2 threads", "out of memory", and for options out of their ranges
+ * "threads -3 is out of range (0 to 1024; 0 means 1)", "unknown ISA 7 (...)", "bf16_dot 5 is not ...". */
 Gemm *gemm_new(const GemmOptions *opt, char *err, size_t cap);
 void gemm_free(Gemm *g);
 
@@ -101,6 +104,10 @@ void gemm_release_kernels(void);
 /* The ISA the engine uses (never TARGET_ISA_HOST; target_isa_name gives "avx512", "avx2", "portable");
  * whether bf16 runs on the vdpbf16ps kernel. */
 TargetIsa gemm_isa(const Gemm *g);
+/* The K group a tiling for input type t with K groups of kgroup runs with on this host: kgroup, or 1 when its
+ * dot-product instruction is one the host CPU lacks (vdpbf16ps, vpdpbusd; the elements are then widened when
+ * packed, with the same results for i8 and within the same bound for bf16). */
+int gemm_runnable_kgroup(const Gemm *g, GemmType t, int kgroup);
 bool gemm_bf16_dot(const Gemm *g);
 
 /* C <- alpha*A*B + beta*C for f32, bf16 or f16 inputs and f32 C. 0, or -1 with err set (C untouched). */
@@ -119,6 +126,8 @@ typedef struct GemmTiling {
     GemmRole order[3];      /* block loops, outermost first (a permutation of M, N, K) */
     int split;              /* one product (gemm_*_tiled): 0 threads own blocks of rows of C, 1 of columns */
 } GemmTiling;
+/* A tiling out of its ranges is refused with the values: "the block-loop order 0, 0, 0 is not a permutation of
+ * M (0), N (1) and K (2)", "split 5 is neither 0 (threads own rows of C) nor 1 (columns of C)". */
 
 /* gemm_f32 / gemm_i8 with the caller's tiling instead of the engine's (NULL: the engine's). Errors
  * add "a 16x64 micro-tile does not fit the avx2 kernels (8-lane vectors, 16 registers)", "bf16 panels
@@ -146,8 +155,9 @@ int gemm_f32_units(Gemm *g, const GemmTiling *tiling, float alpha, float beta, c
 int gemm_i8_units(Gemm *g, const GemmTiling *tiling, int32_t alpha, int32_t beta, const GemmUnit *units, size_t n,
                   char *err, size_t cap);
 
-/* Compiles (or finds in the cache) every kernel the engine may use for type t, so a later call does
- * not pay for the JIT. 0 or -1 with err set. */
+/* Compiles (or finds in the cache) every kernel the engine may use for input type t (f32, bf16, f16 or i8),
+ * so a later call does not pay for the JIT. 0 or -1 with err set ("gemm_prepare takes an input type (f32,
+ * bf16, f16 or i8), not ? (9)" for any other value). */
 int gemm_prepare(Gemm *g, GemmType t, char *err, size_t cap);
 
 /* bf16/f16 conversions (round to nearest even), for tests and callers. */

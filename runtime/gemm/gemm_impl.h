@@ -90,6 +90,11 @@ typedef struct GemmFeatures {
 /* The engine's plan for input type t on isa: its table's default micro-tile and cache blocks, with the
  * widest K group of t whose instruction f allows. */
 GemmPlan gemm_plan(TargetIsa isa, const GemmFeatures *f, GemmType t);
+/* The K group a tiling's kgroup runs with on a host of features f: kgroup, or isa's first group for t (a
+ * multiply-add every host of the ISA has, widening in packing) when kgroup's dot-product instruction is one
+ * f lacks (vdpbf16ps or vpdpbusd on an AVX-512 CPU without them). A group isa's table lacks is returned as
+ * it is (gemm_plan_tiled reports it). */
+int gemm_host_kgroup(TargetIsa isa, const GemmFeatures *f, GemmType t, int kgroup);
 /* The plan of a caller's tiling for input type t on isa, or false with err (a K group or micro-tile the
  * ISA's kernels cannot run, an instruction the host lacks, tile sizes out of range). */
 bool gemm_plan_tiled(TargetIsa isa, const GemmFeatures *f, GemmType t, const GemmTiling *tl, GemmPlan *p, char *err,

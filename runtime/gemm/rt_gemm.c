@@ -69,7 +69,7 @@ static int check_operand(RtContext *rt, const KernelDecl *k, int i, const RtTens
     const Prog *p = rt_prog(rt);
     int *axes = calloc((size_t)p->naxes + 1, sizeof *axes);
     if (!axes)
-        return rt_fail(rt, "out of memory");
+        return rt_fail_memory(rt, "out of memory");
     int n = rt_tensor_axes(t, axes), ax = k->axis[operand_roles[i][0]], ay = k->axis[operand_roles[i][1]];
     bool has_x = false, has_y = false, ok = n <= 2;
     for (int j = 0; j < n && ok; j++) {
@@ -101,7 +101,7 @@ static int make_units(RtGemm *g, const KernelPlan *pl)
     g->own_first = calloc((size_t)g->nparts + 1, sizeof *g->own_first);
     g->partial = calloc((size_t)g->nparts, sizeof *g->partial);
     if (!g->units || !g->blocks || !g->own || !g->own_first || !g->partial)
-        return rt_fail(rt, "out of memory");
+        return rt_fail_memory(rt, "out of memory");
     /* the partial products: row-major M x N, touched only where this process computes or receives */
     for (int j = 0; j < g->nparts && g->nparts > 1; j++)
         if (!(g->partial[j] = calloc(M * N > 0 ? M * N : 1, gemm_type_size(g->view[2].type))))
@@ -156,7 +156,7 @@ RtGemm *rt_gemm_new(RtContext *rt, const KernelDecl *k, RtTensor *a, RtTensor *b
 {
     RtGemm *g = calloc(1, sizeof *g);
     if (!g) {
-        rt_fail(rt, "out of memory");
+        rt_fail_memory(rt, "out of memory");
         return NULL;
     }
     g->rt = rt;
@@ -200,6 +200,9 @@ RtGemm *rt_gemm_new(RtContext *rt, const KernelDecl *k, RtTensor *a, RtTensor *b
         rt_fail(rt, "kernel %s: %s", k->name, err);
         ok = false;
     }
+    /* a declared K group whose instruction this CPU lacks runs widened (the DM layout stays as declared) */
+    if (ok)
+        g->tiling.kgroup = gemm_runnable_kgroup(g->engine, g->view[0].type, g->tiling.kgroup);
     /* a zero-scale product of the operands compiles the kernels now (C is left as it is) */
     if (ok && run_units(g, 0, 1, err, sizeof err)) {
         rt_fail(rt, "kernel %s: %s", k->name, err);
@@ -279,6 +282,11 @@ size_t rt_gemm_units(const RtGemm *g, uint64_t *grid_units)
     if (grid_units)
         *grid_units = g->grid_units;
     return g->nunits;
+}
+
+int rt_gemm_kgroup(const RtGemm *g)
+{
+    return g->tiling.kgroup;
 }
 
 const char *rt_gemm_isa_name(const RtGemm *g)

@@ -30,6 +30,9 @@ int rt_gemm_run(RtGemm *g, double alpha, double beta);
 /* The access of operand 0 (A), 1 (B) or 2 (C); the name of the ISA whose kernels run (k->isa's). */
 const RtGemmAccess *rt_gemm_access(const RtGemm *g, int operand);
 const char *rt_gemm_isa_name(const RtGemm *g);
+/* The K group the kernels compute with: k->kgroup, or 1 when its instruction is one the host CPU lacks
+ * (gemm_runnable_kgroup). */
+int rt_gemm_kgroup(const RtGemm *g);
 /* Seconds the last rt_gemm_run spent moving staged operands (0 when every operand is in place). */
 double rt_gemm_stage_seconds(const RtGemm *g);
 /* The units that compute (blocks of C, each once) and, in *grid_units, the positions of the kernel's grid

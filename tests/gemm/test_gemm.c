@@ -139,6 +139,78 @@ static void test_messages(Gemm *g)
           "C modified after a failed check: %s", err);
 }
 
+/* ---- options and tilings out of their ranges ---- */
+
+/* Runs one 4x4 f32 product with tiling tl on g and expects the error want, C untouched. */
+static void expect_tiling(Gemm *g, const GemmTiling *tl, const char *want)
+{
+    static float a[16], b[16], c[16];
+    for (int i = 0; i < 16; i++)
+        c[i] = 5.0f;
+    GemmView va = gemm_row_major(a, 4, 4, GEMM_F32), vb = gemm_row_major(b, 4, 4, GEMM_F32);
+    GemmView vc = gemm_row_major(c, 4, 4, GEMM_F32);
+    char err[256] = "";
+    int r = gemm_f32_tiled(g, tl, 1, &va, &vb, 0, &vc, err, sizeof err);
+    CHECK(r == -1 && strcmp(err, want) == 0 && c[0] == 5.0f && c[15] == 5.0f, "want \"%s\", got %d \"%s\"", want, r,
+          err);
+}
+
+static void expect_options(const GemmOptions *o, const char *want)
+{
+    char err[256] = "";
+    Gemm *g = gemm_new(o, err, sizeof err);
+    CHECK(!g && strcmp(err, want) == 0, "want \"%s\", got %s \"%s\"", want, g ? "an engine" : "NULL", err);
+    gemm_free(g);
+}
+
+static void test_ranges(Gemm *g)
+{
+    const TargetInfo *ti = target_info(gemm_isa(g));
+    GemmTiling ok = {.mr = ti->default_mr, .nr = ti->default_nr, .kgroup = 1, .mc = 96, .nc = 384, .kc = 256,
+                     .order = {GEMM_N, GEMM_K, GEMM_M}, .split = 0};
+    GemmTiling t = ok;
+    t.order[0] = t.order[1] = t.order[2] = GEMM_M;
+    expect_tiling(g, &t, "the block-loop order 0, 0, 0 is not a permutation of M (0), N (1) and K (2)");
+    t = ok;
+    t.order[2] = (GemmRole)7;
+    expect_tiling(g, &t, "the block-loop order 1, 2, 7 is not a permutation of M (0), N (1) and K (2)");
+    t = ok;
+    t.split = 5;
+    expect_tiling(g, &t, "split 5 is neither 0 (threads own rows of C) nor 1 (columns of C)");
+    t.split = -1;
+    expect_tiling(g, &t, "split -1 is neither 0 (threads own rows of C) nor 1 (columns of C)");
+    char err[256] = "";
+    int r = gemm_prepare(g, (GemmType)9, err, sizeof err);
+    CHECK(r == -1 && strcmp(err, "gemm_prepare takes an input type (f32, bf16, f16 or i8), not ? (9)") == 0,
+          "gemm_prepare 9: %d \"%s\"", r, err);
+    r = gemm_prepare(g, GEMM_I32, err, sizeof err);
+    CHECK(r == -1 && strcmp(err, "gemm_prepare takes an input type (f32, bf16, f16 or i8), not i32 (4)") == 0,
+          "gemm_prepare i32: %d \"%s\"", r, err);
+    r = gemm_prepare(g, (GemmType)-2, err, sizeof err);
+    CHECK(r == -1 && strcmp(err, "gemm_prepare takes an input type (f32, bf16, f16 or i8), not ? (-2)") == 0,
+          "gemm_prepare -2: %d \"%s\"", r, err);
+    CHECK(gemm_prepare(g, GEMM_F32, err, sizeof err) == 0, "gemm_prepare f32: %s", err);
+    expect_options(&(GemmOptions){.threads = -3}, "threads -3 is out of range (0 to 1024; 0 means 1)");
+    expect_options(&(GemmOptions){.threads = 1025}, "threads 1025 is out of range (0 to 1024; 0 means 1)");
+    expect_options(&(GemmOptions){.isa = (TargetIsa)7},
+                   "unknown ISA 7 (0 the host's best, 1 avx512, 2 avx2, 3 portable)");
+    expect_options(&(GemmOptions){.isa = (TargetIsa)-1},
+                   "unknown ISA -1 (0 the host's best, 1 avx512, 2 avx2, 3 portable)");
+    expect_options(&(GemmOptions){.bf16_dot = 5}, "bf16_dot 5 is not -1 (widen), 0 (auto) or 1 (vdpbf16ps)");
+    /* a declared K group whose dot product the host lacks runs in groups of 1 (widened); others stay */
+    GemmFeatures none = {0}, all = {.dot_bf16 = true, .has_bf16 = true, .vnni = true};
+    CHECK(gemm_host_kgroup(TARGET_ISA_AVX512, &none, GEMM_BF16, 2) == 1, "bf16 K groups of 2 without vdpbf16ps");
+    CHECK(gemm_host_kgroup(TARGET_ISA_AVX512, &all, GEMM_BF16, 2) == 2, "bf16 K groups of 2 with vdpbf16ps");
+    CHECK(gemm_host_kgroup(TARGET_ISA_AVX512, &none, GEMM_I8, 4) == 1, "i8 K groups of 4 without VNNI");
+    CHECK(gemm_host_kgroup(TARGET_ISA_AVX512, &all, GEMM_I8, 4) == 4, "i8 K groups of 4 with VNNI");
+    CHECK(gemm_host_kgroup(TARGET_ISA_AVX512, &none, GEMM_I8, 1) == 1, "i8 K groups of 1");
+    CHECK(gemm_host_kgroup(TARGET_ISA_AVX2, &none, GEMM_F32, 1) == 1, "f32 on avx2");
+    CHECK(gemm_host_kgroup(TARGET_ISA_AVX2, &none, GEMM_BF16, 2) == 2, "a group avx2 lacks: the plan says why");
+    CHECK(gemm_runnable_kgroup(g, GEMM_F32, 1) == 1, "the engine's f32 group");
+    const char *name = target_isa_name((TargetIsa)9);
+    CHECK(strcmp(name, "?") == 0, "target_isa_name(9) is \"%s\"", name);
+}
+
 /* ---- bf16 / f16 conversions ---- */
 
 static void test_conversions(void)
@@ -478,6 +550,7 @@ int main(int argc, char **argv)
     }
     test_concurrent();
     test_messages(g1);
+    test_ranges(g1);
     test_conversions();
     test_packing();
     /* every kernel family; on AVX-512 both bf16 kernels (the dot product and the widening one) */

@@ -68,6 +68,14 @@ void harness_args(int argc, char **argv, const char *usage, HarnessArgs *a)
     }
     if (required < 0)
         required = nfields;
+    /* MAPC_TEST_COUNT=N (a CI knob: shorter extra passes) lowers the default COUNT to at most N; an argument wins */
+    const char *cap = getenv("MAPC_TEST_COUNT");
+    for (int i = 0; i < nfields && cap && *cap; i++)
+        if (fields[i] == F_COUNT) {
+            uint64_t n = number(usage, cap);
+            if (n < a->count)
+                a->count = n;
+        }
     if (argc - 1 < required)
         usage_error(usage, "missing arguments", NULL);
     if (argc - 1 > nfields)

@@ -128,7 +128,8 @@ typedef struct HarnessArgs {
 
 /* Parses the positional arguments argv[1..] into *a (which holds the defaults) by usage, the program's
  * argument list: the names SEED, COUNT, FIRST and at most one other (the word), in order, optional
- * from the first '[' ("FILE", "[SEED [COUNT [FIRST [MODE]]]]"). Numbers are decimal or 0x-hex. Sets
+ * from the first '[' ("FILE", "[SEED [COUNT [FIRST [MODE]]]]"). Numbers are decimal or 0x-hex. The
+ * environment variable MAPC_TEST_COUNT=N lowers a default COUNT to at most N (a COUNT argument wins). Sets
  * the seed failures print. On a bad or missing argument prints the usage and "0 passed, 1 failed",
  * and exits with status 1. */
 void harness_args(int argc, char **argv, const char *usage, HarnessArgs *a);

@@ -98,6 +98,20 @@ static void child_bad_number(void)
     exit(0);
 }
 
+/* MAPC_TEST_COUNT lowers a default COUNT (300 to 4), never raises one (2 stays), and an argument (9) wins. */
+static void child_count_cap(void)
+{
+    setenv("MAPC_TEST_COUNT", "4", 1);
+    char *none[] = {"t", NULL}, *nine[] = {"t", "1", "9", NULL};
+    HarnessArgs a = {.count = 300}, b = {.count = 2}, c = {.count = 300};
+    harness_args(1, none, "[SEED [COUNT]]", &a);
+    harness_args(1, none, "[SEED [COUNT]]", &b);
+    harness_args(3, nine, "[SEED [COUNT]]", &c);
+    printf("count %llu %llu %llu\n", (unsigned long long)a.count, (unsigned long long)b.count,
+           (unsigned long long)c.count);
+    exit(0);
+}
+
 static void child_missing(void)
 {
     char *argv[] = {"t", NULL};
@@ -124,7 +138,7 @@ static void check_has(const char *text, const char *part, const char *what)
 }
 
 /* The children, run first. */
-static Child checks, limit, bad_number, missing, too_many;
+static Child checks, limit, bad_number, missing, too_many, count_cap;
 
 static void test_checks(void)
 {
@@ -156,6 +170,7 @@ static void test_args(void)
     check_has(missing.err, "t: missing arguments\nusage: t FILE\n", "a missing argument");
     CHECK_EQ_INT(too_many.status, 1, "too many arguments exit with 1");
     check_has(too_many.err, "t: too many arguments: 2\n", "too many arguments");
+    CHECK_EQ_STR(count_cap.out, "count 4 2 9\n", "MAPC_TEST_COUNT caps the default COUNT");
 }
 
 /* ---- the generator ---- */
@@ -230,6 +245,7 @@ int main(int argc, char **argv)
     run_child(child_bad_number, &bad_number);
     run_child(child_missing, &missing);
     run_child(child_too_many, &too_many);
+    run_child(child_count_cap, &count_cap);
     HarnessArgs a = {0};
     harness_args(argc, argv, "", &a);
     test_checks();
