@@ -3,6 +3,9 @@
 
 #include <pthread.h>
 #include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 static pthread_once_t cpu_once = PTHREAD_ONCE_INIT;
 static GemmCpu cpu;
@@ -17,6 +20,25 @@ static bool has_feature(const char *sig, const char *name)
     return false;
 }
 
+/* Whether CPUID names an AMD core of family 17h (Zen) or later: LLVM's host name lags new cores (LLVM 14
+ * calls a Zen 5 "generic"), so its "znver" prefix alone misses them. */
+static bool cpuid_zen(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d) || b != 0x68747541u || d != 0x69746e65u || c != 0x444d4163u) /* AuthenticAMD */
+        return false;
+    if (!__get_cpuid(1, &a, &b, &c, &d))
+        return false;
+    unsigned family = (a >> 8) & 0xf;
+    if (family == 0xf)
+        family += (a >> 20) & 0xff;
+    return family >= 0x17;
+#else
+    return false;
+#endif
+}
+
 /* Fills cpu from LLVM's view of the host (once, through cpu_once). */
 static void cpu_init(void)
 {
@@ -27,7 +49,7 @@ static void cpu_init(void)
     /* AMD Zen 4 and later run vdpbf16ps at twice the f32 FMA rate; Intel cores (Cooper Lake to
      * Emerald Rapids) on a single port, no faster than two FMA ports, so there bf16 is widened to f32
      * in packing and runs on the f32 kernel (measured: 0.55x vs 1.0x of f32 on a Xeon model 207). */
-    cpu.zen = sig && strncmp(sig, "znver", 5) == 0;
+    cpu.zen = (sig && strncmp(sig, "znver", 5) == 0) || cpuid_zen();
 }
 
 const GemmCpu *gemm_cpu(void)
