@@ -11,8 +11,12 @@
  * *err (malloc'ed) when the spec is invalid or the module does not verify. With direct_a (f32
  * only) the kernel reads A unpacked: a row-major block with unit column stride, one more parameter
  * `int64_t a_rs` (bytes between rows), and mc a multiple of mr (no padding rows to read); this
- * skips packing A when B is narrow and packing would cost more than it saves. */
-bool cg_gemm_macro(LLVMModuleRef mod, const CgGemmSpec *spec, const char *name, bool direct_a, char **err);
+ * skips packing A when B is narrow and packing would cost more than it saves. With direct_b as well
+ * (needs direct_a) B is read unpacked too: a row-major block with unit column stride, a last parameter
+ * `int64_t b_rs` (bytes between rows), nc a multiple of nr; a product small enough for one k block then
+ * runs without packing either operand. */
+bool cg_gemm_macro(LLVMModuleRef mod, const CgGemmSpec *spec, const char *name, bool direct_a, bool direct_b,
+                   char **err);
 
 /* Adds the packing routine `name` for (conv, w, g) to mod:
  *   void NAME(void *dst, const void *src, int64_t sr, int64_t sk, int64_t R, int64_t K)

@@ -97,9 +97,10 @@ static bool micro_setup(Gen *g, Micro *u, char **err)
 
 /* The k loop of one micro-tile: mr * nv accumulators carried in phis from zero, one multiply-add per
  * accumulator and k group, reading the A micro-panel at ap (unpacked rows a_rs bytes apart when a_rs is
- * given) and the B micro-panel at bp. Leaves the builder after the loop with the accumulators in acc. */
+ * given) and the B micro-panel at bp (unpacked rows b_rs bytes apart when b_rs is given). Leaves the
+ * builder after the loop with the accumulators in acc. */
 static void accumulate(Gen *g, const Micro *u, LLVMValueRef ap, LLVMValueRef bp, LLVMValueRef ngroups,
-                       LLVMValueRef a_rs, LLVMValueRef *acc)
+                       LLVMValueRef a_rs, LLVMValueRef b_rs, LLVMValueRef *acc)
 {
     const CgGemmSpec *s = u->s;
     const int mr = s->mr, nv = s->nv, vl = s->vl, nr = nv * vl, kg = cg_gemm_kgroup(s->kind);
@@ -122,8 +123,8 @@ static void accumulate(Gen *g, const Micro *u, LLVMValueRef ap, LLVMValueRef bp,
     LLVMPositionBuilderAtEnd(g->b, kbody);
     LLVMValueRef bvec[CG_GEMM_MAX_NV];
     /* B vectors sit at multiples of their size (vl * 4 bytes) from a line-aligned panel */
-    unsigned balign = (unsigned)(vl * 4 < CG_GEMM_LINE ? vl * 4 : CG_GEMM_LINE);
-    LLVMValueRef boff = LLVMBuildMul(g->b, kiv, ci64(g, (int64_t)nr * kg * ps), "");
+    unsigned balign = b_rs ? 4 : (unsigned)(vl * 4 < CG_GEMM_LINE ? vl * 4 : CG_GEMM_LINE);
+    LLVMValueRef boff = LLVMBuildMul(g->b, kiv, b_rs ? b_rs : ci64(g, (int64_t)nr * kg * ps), "");
     for (int v = 0; v < nv; v++)
         bvec[v] = load_at(g, u->bvt, bp, LLVMBuildAdd(g->b, boff, ci64(g, (int64_t)v * vl * kg * ps), ""), balign);
     LLVMValueRef aoff = LLVMBuildMul(g->b, kiv, ci64(g, a_rs ? 4 : (int64_t)mr * kg * ps), "");
@@ -227,11 +228,15 @@ static void write_strided(Gen *g, const Micro *u, const Tile *t)
     loop_end(g, &li);
 }
 
-bool cg_gemm_macro(LLVMModuleRef mod, const CgGemmSpec *s, const char *name, bool direct_a, char **err)
+bool cg_gemm_macro(LLVMModuleRef mod, const CgGemmSpec *s, const char *name, bool direct_a, bool direct_b, char **err)
 {
     *err = NULL;
-    if (direct_a && s->kind != CG_GEMM_F32) {
-        *err = strdup("a direct A operand needs the f32 kernel");
+    if ((direct_a || direct_b) && s->kind != CG_GEMM_F32) {
+        *err = strdup("a direct operand needs the f32 kernel");
+        return false;
+    }
+    if (direct_b && !direct_a) {
+        *err = strdup("a direct B operand needs a direct A operand");
         return false;
     }
     if (s->mr < 1 || s->nv < 1 || s->vl < 1 || s->mr * s->nv > CG_GEMM_MAX_ACC || s->nv > CG_GEMM_MAX_NV ||
@@ -246,14 +251,15 @@ bool cg_gemm_macro(LLVMModuleRef mod, const CgGemmSpec *s, const char *name, boo
         return false;
     const int mr = s->mr, nv = s->nv, vl = s->vl, nr = nv * vl, kg = cg_gemm_kgroup(s->kind);
     const int ps = cg_gemm_packed_size(s->kind);
-    LLVMTypeRef params[12] = {g->i64, g->i64, g->i64, g->i8p, g->i8p, g->i8p, g->i64, g->i64, u->et, u->et, g->i8p,
-                              g->i64};
-    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(g->ctx), params, direct_a ? 12 : 11, 0);
+    LLVMTypeRef params[13] = {g->i64, g->i64, g->i64, g->i8p, g->i8p, g->i8p, g->i64, g->i64, u->et, u->et, g->i8p,
+                              g->i64, g->i64};
+    LLVMTypeRef fty = LLVMFunctionType(LLVMVoidTypeInContext(g->ctx), params, direct_b ? 13 : direct_a ? 12 : 11, 0);
     g->fn = LLVMAddFunction(mod, name, fty);
     LLVMValueRef mc = LLVMGetParam(g->fn, 0), nc = LLVMGetParam(g->fn, 1), kc = LLVMGetParam(g->fn, 2);
     LLVMValueRef ap0 = LLVMGetParam(g->fn, 3), bp0 = LLVMGetParam(g->fn, 4);
     LLVMValueRef alpha = LLVMGetParam(g->fn, 8), colsum = LLVMGetParam(g->fn, 10);
     LLVMValueRef a_rs = direct_a ? LLVMGetParam(g->fn, 11) : NULL; /* bytes between rows of a direct A */
+    LLVMValueRef b_rs = direct_b ? LLVMGetParam(g->fn, 12) : NULL; /* bytes between rows of a direct B */
     Tile t = {.cp = LLVMGetParam(g->fn, 5), .rs = LLVMGetParam(g->fn, 6), .cs = LLVMGetParam(g->fn, 7),
               .beta = LLVMGetParam(g->fn, 9)};
     for (unsigned i = 3; i <= 5; i++) /* A, B and C */
@@ -272,7 +278,7 @@ bool cg_gemm_macro(LLVMModuleRef mod, const CgGemmSpec *s, const char *name, boo
     LLVMValueRef ngroups = LLVMBuildSDiv(g->b, kcp, ci64(g, kg), "ngroups");
     LLVMValueRef a_panel = direct_a ? LLVMBuildMul(g->b, a_rs, ci64(g, mr), "")
                                     : LLVMBuildMul(g->b, kcp, ci64(g, (int64_t)mr * ps), "");
-    LLVMValueRef b_panel = LLVMBuildMul(g->b, kcp, ci64(g, (int64_t)nr * ps), "");
+    LLVMValueRef b_panel = direct_b ? ci64(g, (int64_t)nr * ps) : LLVMBuildMul(g->b, kcp, ci64(g, (int64_t)nr * ps), "");
     LLVMValueRef valpha = splat(g, u->vt, alpha);
     t.vbeta = splat(g, u->vt, t.beta);
     bool fl = u->et == g->f32;
@@ -300,7 +306,7 @@ bool cg_gemm_macro(LLVMModuleRef mod, const CgGemmSpec *s, const char *name, boo
     LLVMValueRef p = LLVMBuildSDiv(g->b, ir.iv, ci64(g, mr), "");
     LLVMValueRef ap = LLVMBuildGEP2(g->b, g->i8, ap0, (LLVMValueRef[]){LLVMBuildMul(g->b, p, a_panel, "")}, 1, "ap");
     LLVMValueRef acc[CG_GEMM_MAX_ACC];
-    accumulate(g, u, ap, bp, ngroups, a_rs, acc);
+    accumulate(g, u, ap, bp, ngroups, a_rs, b_rs, acc);
 
     /* alpha * acc (VNNI: minus 128 * the column sums first) */
     LLVMValueRef out[CG_GEMM_MAX_ACC];

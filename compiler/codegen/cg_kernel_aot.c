@@ -180,7 +180,7 @@ void cg_emit_kernel(Cg *cg, const KernelDecl *k)
                        .order = {d.order[0], d.order[1], d.order[2]}};
     char *msg = NULL;
     int kg = cg_gemm_kgroup(spec.kind);
-    if (!cg_gemm_macro(cg->mod, &spec, macro, false, &msg) ||
+    if (!cg_gemm_macro(cg->mod, &spec, macro, false, false, &msg) ||
         !cg_gemm_pack(cg->mod, (CgPackConv)d.conv_a, spec.mr, kg, pack_a, &msg) ||
         !cg_gemm_pack(cg->mod, (CgPackConv)d.conv_b, spec.nv * spec.vl, kg, pack_b, &msg) ||
         !cg_gemm_blocks(cg->mod, &spec, nest, macro, NULL, pack_a, pack_b, (int)elem_type_size(k->a->elem),

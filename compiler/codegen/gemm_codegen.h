@@ -95,6 +95,9 @@ typedef struct CgGemmBlocks {
  *   "gemm_macro"         the macro-kernel of spec (see above)
  *   "gemm_macro_direct"  with direct (F32 with f32 A only): the macro-kernel reading A unpacked, which
  *                        takes one more parameter, int64_t a_rs (bytes between rows of A)
+ *   "gemm_macro_small"   with direct: the macro-kernel reading A and B unpacked (row-major, unit column
+ *                        strides), two more parameters, int64_t a_rs, int64_t b_rs (bytes between rows);
+ *                        mc a multiple of mr and nc of nr (the engine's path for small products)
  *   "gemm_pack_a"        void (void *dst, const void *src, int64_t sr, int64_t sk, int64_t R, int64_t K):
  *                        packs an R x K block of A (conv_a) into panels of spec->mr rows
  *   "gemm_pack_b"        the same for B (conv_b) into panels of nr = spec->nv * spec->vl

@@ -29,6 +29,7 @@ struct Gemm {
     GemmPlan tiled_plan;    /* the last caller's tiling and its kernels (valid when tiled_k.macro is set):
                              * a declared kernel runs the same tiling call after call */
     GemmKernels tiled_k;
+    GemmSmall *small;       /* owned: the path of products of one k block */
 };
 
 /* Whether t's table computes some K group of input in with op. */
@@ -78,6 +79,13 @@ Gemm *gemm_new(const GemmOptions *opt, char *err, size_t cap)
     g->feat.dot_bf16 = g->feat.has_bf16 && (dot > 0 || (dot == 0 && cpu->zen));
     g->feat.vnni = table_has(ti, TARGET_IN_I8, TARGET_OP_VNNI) && gemm_cpu_has_op(TARGET_OP_VNNI);
     pthread_mutex_init(&g->lock, NULL);
+    if (!(g->small = gemm_small_new(threads))) {
+        pthread_mutex_destroy(&g->lock);
+        g->threads = 0;
+        gemm_free(g);
+        snprintf(err, cap, "out of memory");
+        return NULL;
+    }
     if (threads > 1 && !(g->pool = rt_pool_new(threads))) {
         pthread_mutex_destroy(&g->lock);
         g->threads = 0;
@@ -99,6 +107,7 @@ void gemm_free(Gemm *g)
             free(g->buf[i]);
     if (g->threads)
         pthread_mutex_destroy(&g->lock);
+    gemm_small_free(g->small);
     free(g->buf);
     free(g->bufsize);
     free(g);
@@ -280,6 +289,11 @@ static int run(Gemm *g, const GemmTiling *tl, bool is_int, float af, float bf, i
     int64_t m = (int64_t)j.c.rows, n = (int64_t)j.c.cols;
     double flops = 2.0 * (double)m * (double)n * (double)j.a.cols;
     int tasks = flops < ONE_TASK_FLOPS ? 1 : g->threads;
+    if (!tl && !is_int) {
+        int r = gemm_small(g->small, g->isa, g->pool, tasks, p.kc, af, bf, &j.a, &j.b, &j.c, err, cap);
+        if (r)
+            return r < 0 ? -1 : 0;
+    }
     j.split_m = tl ? tl->split == 0 : m >= n;
     /* the engine's own plan only: a caller's tiling packs A into its DM layout */
     j.direct_a = !tl && j.k->macro_direct && j.a.cs == 1 &&

@@ -5,6 +5,7 @@
 
 #include "gemm.h"
 #include "codegen/gemm_codegen.h"
+#include "pool.h"
 
 /* ---- the reference packer and the column sums (gemm_pack_ref.c) ---- */
 
@@ -47,6 +48,7 @@ typedef void (*GemmBlocksFn)(const CgGemmBlocks *args);
 typedef struct GemmKernels {
     void *macro;            /* the macro-kernel (float or int32 alpha/beta) */
     void *macro_direct;     /* f32 with f32 A and M innermost: the macro-kernel reading A unpacked, or NULL */
+    void *macro_small;      /* with macro_direct: the macro-kernel reading A and B unpacked, or NULL */
     GemmPackFn pack_a, pack_b;
     GemmBlocksFn blocks;    /* the loop nest over one task's share of C (calls the three above) */
 } GemmKernels;
@@ -99,5 +101,22 @@ int gemm_host_kgroup(TargetIsa isa, const GemmFeatures *f, GemmType t, int kgrou
  * ISA's kernels cannot run, an instruction the host lacks, tile sizes out of range). */
 bool gemm_plan_tiled(TargetIsa isa, const GemmFeatures *f, GemmType t, const GemmTiling *tl, GemmPlan *p, char *err,
                      size_t cap);
+
+/* ---- products of one k block read unpacked (small.c) ---- */
+
+typedef struct GemmSmall GemmSmall;
+
+/* The small-product state of an engine of up to `tasks` tasks (its kernels per micro-tile, B buffers); NULL
+ * when out of memory. */
+GemmSmall *gemm_small_new(int tasks);
+void gemm_small_free(GemmSmall *s);
+
+/* C = alpha*A*B + beta*C for f32 A, B and C with unit column strides and K at most kc (one k block), when
+ * a micro-tile of isa with enough accumulators divides M and N: A is read unpacked, B too when it is small
+ * (else packed once per task), C in full tiles, on `tasks` tasks of pool (row ranges of C). The per-element
+ * arithmetic is the engine's (k in order from zero, then alpha and beta). 1 when it ran, 0 when the product
+ * does not qualify (nothing done), -1 with err (a kernel did not compile, out of memory). */
+int gemm_small(GemmSmall *s, TargetIsa isa, RtPool *pool, int tasks, int kc, float alpha, float beta,
+               const GemmView *a, const GemmView *b, const GemmView *c, char *err, size_t cap);
 
 #endif

@@ -45,11 +45,13 @@ int gemm_kernels(const CgGemmSpec *spec, CgPackConv conv_a, CgPackConv conv_b, b
     if (e && (e->jm = cg_gemm_jit(spec, conv_a, conv_b, direct, &msg))) {
         e->k.macro = jit_module_lookup(e->jm, "gemm_macro");
         e->k.macro_direct = direct ? jit_module_lookup(e->jm, "gemm_macro_direct") : NULL;
+        e->k.macro_small = direct ? jit_module_lookup(e->jm, "gemm_macro_small") : NULL;
         e->k.pack_a = (GemmPackFn)jit_module_lookup(e->jm, "gemm_pack_a");
         e->k.pack_b = (GemmPackFn)jit_module_lookup(e->jm, "gemm_pack_b");
         e->k.blocks = (GemmBlocksFn)jit_module_lookup(e->jm, "gemm_blocks");
-        fn = e->k.macro && e->k.pack_a && e->k.pack_b && e->k.blocks && (!direct || e->k.macro_direct) ? e->k.macro
-                                                                                                   : NULL;
+        bool whole = e->k.macro && e->k.pack_a && e->k.pack_b && e->k.blocks &&
+                     (!direct || (e->k.macro_direct && e->k.macro_small));
+        fn = whole ? e->k.macro : NULL;
     }
     if (fn && sig) {
         e->spec = *spec;
