@@ -314,11 +314,20 @@ typedef struct Opnd {
 
 /* A random layout for an r x c operand: 0 row-major, 1 column-major, 2 sub-matrix of a larger parent
  * (row- or column-major), 3 broadcast (a zero stride; inputs only), 4 strided (cs or rs of 2+). */
+static Opnd make_as(uint64_t r, uint64_t c, GemmType t, int kind);
+
 static Opnd make(uint64_t r, uint64_t c, GemmType t, bool input, int *kind_out)
 {
     int kind = (int)rng_below(&rng, input ? 5 : 5);
     if (!input && kind == 3)
         kind = 2;
+    *kind_out = kind;
+    return make_as(r, c, t, kind);
+}
+
+/* An r x c operand in layout `kind` (as make's), its positions filled at random. */
+static Opnd make_as(uint64_t r, uint64_t c, GemmType t, int kind)
+{
     size_t es = gemm_type_size(t);
     int64_t rs, cs, off = 0;
     uint64_t len;
@@ -359,7 +368,6 @@ static Opnd make(uint64_t r, uint64_t c, GemmType t, bool input, int *kind_out)
         }
     }
     o.v = gemm_view((char *)o.base + (size_t)off * es, ext, r, c, rs, cs, t);
-    *kind_out = kind;
     return o;
 }
 
@@ -388,6 +396,8 @@ static uint64_t pick_dim(uint64_t cap)
     }
 }
 
+static void check_case(Gemm *g, Gemm *g2, GemmType t, int threads, Opnd A, Opnd B, Opnd C, int ka, int kb, int kcv);
+
 /* One random case: checks against the reference and that a second run is bit-identical. */
 static void one_case(Gemm *g, Gemm *g2, GemmType t, int threads)
 {
@@ -399,6 +409,35 @@ static void one_case(Gemm *g, Gemm *g2, GemmType t, int threads)
     GemmType ct = t == GEMM_I8 ? GEMM_I32 : GEMM_F32;
     int ka, kb, kcv;
     Opnd A = make(m, k, t, true, &ka), B = make(k, n, t, true, &kb), C = make(m, n, ct, false, &kcv);
+    check_case(g, g2, t, threads, A, B, C, ka, kb, kcv);
+}
+
+/* The engine's path for small f32 products (A and B row-major with unit column strides, one k block, M and N
+ * divided by a micro-tile): M and N multiples of 8 and 16 up to 2 vectors and 16 rows beyond, K from 1 to the
+ * f32 k block and just past it, B small enough to be read unpacked and not, row-major or sub-matrix (a longer
+ * row stride) layouts, on 1 and 2 threads (the last sizes are above one task's flops). */
+static void small_cases(Gemm *g, Gemm *g2, int threads)
+{
+    static const uint64_t mn[][2] = {{8, 16},  {16, 16}, {24, 32}, {64, 64},  {96, 48},
+                                     {60, 32}, {128, 128}, {48, 80}, {256, 256}, {320, 192}};
+    static const uint64_t ks[] = {1, 2, 7, 64, 129, 256, 257};
+    for (size_t i = 0; i < sizeof mn / sizeof *mn; i++)
+        for (size_t q = 0; q < sizeof ks / sizeof *ks; q++) {
+            uint64_t m = mn[i][0], n = mn[i][1], k = ks[q];
+            if (m * n * k > 24000000)
+                continue;
+            int ka = (int)rng_below(&rng, 2) * 2, kb = (int)rng_below(&rng, 2) * 2, kc = (int)rng_below(&rng, 2) * 2;
+            Opnd A = make_as(m, k, GEMM_F32, ka), B = make_as(k, n, GEMM_F32, kb), C = make_as(m, n, GEMM_F32, kc);
+            check_case(g, g2, GEMM_F32, threads, A, B, C, ka, kb, kc);
+        }
+}
+
+/* Runs C = alpha*A*B + beta*C (alpha, beta at random) on g and checks it against the reference and a second run
+ * (on g or g2) for bit identity; frees the operands. */
+static void check_case(Gemm *g, Gemm *g2, GemmType t, int threads, Opnd A, Opnd B, Opnd C, int ka, int kb, int kcv)
+{
+    uint64_t m = A.v.rows, n = B.v.cols, k = A.v.cols;
+    GemmType ct = C.v.type;
     int bsel = (int)rng_below(&rng, 4);
     float af = rng_below(&rng, 8) == 0 ? 0.0f : (float)rng_signed_unit(&rng) * 2,
           bf = bsel == 0 ? 0.0f : bsel == 1 ? 1.0f : (float)rng_signed_unit(&rng);
@@ -571,6 +610,8 @@ int main(int argc, char **argv)
             for (int ti = 0; ti < 4; ti++)
                 for (int c = 0; c < (ii == 0 ? cases * 2 : cases); c++)
                     one_case(g, h, types[ti], threads);
+            if (dots[ii] >= 0)
+                small_cases(g, h, threads);
             gemm_free(g);
             gemm_free(h);
         }
