@@ -77,6 +77,48 @@ static LLVMValueRef interleave(Gen *g, LLVMValueRef *v, int w, int kg)
     return LLVMBuildShuffleVector(g->b, v[0], v[1], mask(g, idx, kg * w), "");
 }
 
+/* The k-group loop over kfull whole groups of one panel when K is contiguous (sk == 1, g > 1): per group and
+ * row one load of g consecutive source values (gt, the integer of g source elements); a whole panel gathers
+ * the w loads into one vector store, a partial one (live < w rows) stores each live row and the converted zero
+ * in the others. Leaves the builder after the loop. */
+static void rowvec_loop(Gen *g, CgPackConv conv, int w, int kg, LLVMValueRef ps, LLVMValueRef pd, LLVMValueRef kfull,
+                        LLVMValueRef sr_b, LLVMValueRef sk_b, LLVMValueRef live, LLVMValueRef zero, bool partial)
+{
+    LLVMTypeRef st, dt;
+    LLVMValueRef z;
+    pack_types(g, conv, &st, &dt, &z);
+    int64_t ss = st == g->f32 ? 4 : st == g->i8 ? 1 : 2;
+    int64_t ds = dt == g->f32 || dt == g->i32 ? 4 : dt == g->i8 ? 1 : 2;
+    LLVMTypeRef gt = LLVMIntTypeInContext(g->ctx, (unsigned)(kg * ss * 8)); /* g source values */
+    Loop lv = loop_begin(g, ci64(g, 0), kfull, ci64(g, 1), partial ? "kp" : "kv");
+    LLVMValueRef kb = LLVMBuildMul(g->b, LLVMBuildMul(g->b, lv.iv, ci64(g, kg), ""), sk_b, "");
+    LLVMValueRef gb = LLVMBuildMul(g->b, lv.iv, ci64(g, (int64_t)w * kg * ds), "");
+    if (!partial) {
+        LLVMValueRef rv = LLVMGetUndef(LLVMVectorType(gt, (unsigned)w));
+        for (int r = 0; r < w; r++) {
+            LLVMValueRef off = LLVMBuildAdd(g->b, kb, LLVMBuildMul(g->b, ci64(g, r), sr_b, ""), "");
+            rv = LLVMBuildInsertElement(g->b, rv, load_at(g, gt, ps, off, (unsigned)ss), ci32(g, r), "");
+        }
+        LLVMValueRef sv = LLVMBuildBitCast(g->b, rv, LLVMVectorType(st, (unsigned)(w * kg)), "");
+        store_at(g, pack_convert(g, conv, sv), pd, gb, (unsigned)ds);
+    } else {
+        /* rows [0, live) loaded, the rest zeros: a loop over the rows of the group */
+        Loop lr = loop_begin(g, ci64(g, 0), ci64(g, w), ci64(g, 1), "rp");
+        LLVMValueRef in = LLVMBuildICmp(g->b, LLVMIntSLT, lr.iv, live, "");
+        LLVMValueRef off = LLVMBuildAdd(g->b, kb, LLVMBuildMul(g->b, imin(g, lr.iv, LLVMBuildSub(g->b, live,
+                                                                                              ci64(g, 1), "")),
+                                                                  sr_b, ""), "");
+        LLVMValueRef sv = LLVMBuildBitCast(g->b, load_at(g, gt, ps, off, (unsigned)ss),
+                                           LLVMVectorType(st, (unsigned)kg), "");
+        LLVMValueRef cv = LLVMBuildSelect(g->b, in, pack_convert(g, conv, sv),
+                                          splat(g, LLVMVectorType(dt, (unsigned)kg), zero), "");
+        store_at(g, cv, pd, LLVMBuildAdd(g->b, gb, LLVMBuildMul(g->b, lr.iv, ci64(g, (int64_t)kg * ds), ""), ""),
+                 (unsigned)ds);
+        loop_end(g, &lr);
+    }
+    loop_end(g, &lv);
+}
+
 bool cg_gemm_pack(LLVMModuleRef mod, CgPackConv conv, int w, int kg, const char *name, char **err)
 {
     *err = NULL;
@@ -117,8 +159,19 @@ bool cg_gemm_pack(LLVMModuleRef mod, CgPackConv conv, int w, int kg, const char 
     LLVMBasicBlockRef contig = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "contig");
     LLVMBasicBlockRef gather = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "gather");
     LLVMBasicBlockRef tail = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "tail");
-    LLVMBasicBlockRef here = LLVMGetInsertBlock(g->b);
-    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSGE, live, ci64(g, w), ""), whole, tail);
+    LLVMBasicBlockRef partial = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "partial");
+    LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntSGE, live, ci64(g, w), ""), whole, partial);
+    /* a partial panel: with g > 1 and sk == 1 the whole k groups row by row, else all of it in the tail */
+    LLVMPositionBuilderAtEnd(g->b, partial);
+    LLVMBasicBlockRef here = partial, partial_end = NULL;
+    if (kg > 1) {
+        LLVMBasicBlockRef prow = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "prow");
+        LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, sk, ci64(g, 1), ""), prow, tail);
+        LLVMPositionBuilderAtEnd(g->b, prow);
+        rowvec_loop(g, conv, w, kg, ps, pd, kfull, sr_b, sk_b, live, zero, true);
+        partial_end = LLVMGetInsertBlock(g->b);
+    }
+    LLVMBuildBr(g->b, tail);
     LLVMPositionBuilderAtEnd(g->b, whole);
     LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, sr, ci64(g, 1), ""), contig, gather);
 
@@ -145,18 +198,7 @@ bool cg_gemm_pack(LLVMModuleRef mod, CgPackConv conv, int w, int kg, const char 
         LLVMBasicBlockRef scalar = LLVMAppendBasicBlockInContext(g->ctx, g->fn, "scalar");
         LLVMBuildCondBr(g->b, LLVMBuildICmp(g->b, LLVMIntEQ, sk, ci64(g, 1), ""), rowvec, scalar);
         LLVMPositionBuilderAtEnd(g->b, rowvec);
-        LLVMTypeRef gt = LLVMIntTypeInContext(g->ctx, (unsigned)(kg * ss * 8)); /* g source values */
-        Loop lv = loop_begin(g, ci64(g, 0), kfull, ci64(g, 1), "kv");
-        LLVMValueRef kb = LLVMBuildMul(g->b, LLVMBuildMul(g->b, lv.iv, ci64(g, kg), ""), sk_b, "");
-        LLVMValueRef rv = LLVMGetUndef(LLVMVectorType(gt, (unsigned)w));
-        for (int r = 0; r < w; r++) {
-            LLVMValueRef off = LLVMBuildAdd(g->b, kb, LLVMBuildMul(g->b, ci64(g, r), sr_b, ""), "");
-            rv = LLVMBuildInsertElement(g->b, rv, load_at(g, gt, ps, off, (unsigned)ss), ci32(g, r), "");
-        }
-        LLVMValueRef sv = LLVMBuildBitCast(g->b, rv, LLVMVectorType(st, (unsigned)(w * kg)), "");
-        store_at(g, pack_convert(g, conv, sv), pd, LLVMBuildMul(g->b, lv.iv, ci64(g, (int64_t)w * kg * ds), ""),
-                 (unsigned)ds);
-        loop_end(g, &lv);
+        rowvec_loop(g, conv, w, kg, ps, pd, kfull, sr_b, sk_b, live, zero, false);
         rowvec_end = LLVMGetInsertBlock(g->b);
         LLVMBuildBr(g->b, tail);
         LLVMPositionBuilderAtEnd(g->b, scalar);
@@ -177,7 +219,8 @@ bool cg_gemm_pack(LLVMModuleRef mod, CgPackConv conv, int w, int kg, const char 
     gather_end = LLVMGetInsertBlock(g->b);
     LLVMBuildBr(g->b, tail);
 
-    /* the rest, element by element: k from kstart (0 for a partial panel) to kcp, all w rows */
+    /* the rest, element by element: k from kstart (0 for a partial panel the row loop did not take) to kcp,
+     * all w rows */
     LLVMPositionBuilderAtEnd(g->b, tail);
     LLVMValueRef kstart = LLVMBuildPhi(g->b, g->i64, "kstart");
     LLVMValueRef z64 = ci64(g, 0);
@@ -186,6 +229,8 @@ bool cg_gemm_pack(LLVMModuleRef mod, CgPackConv conv, int w, int kg, const char 
     LLVMAddIncoming(kstart, &kf_el, &gather_end, 1);
     if (rowvec_end)
         LLVMAddIncoming(kstart, &kf_el, &rowvec_end, 1);
+    if (partial_end)
+        LLVMAddIncoming(kstart, &kf_el, &partial_end, 1);
     LLVMValueRef rl = imin(g, live, ci64(g, w));
     Loop lk = loop_begin(g, kstart, kcp, ci64(g, 1), "kt");
     Loop lr = loop_begin(g, ci64(g, 0), ci64(g, w), ci64(g, 1), "rt");

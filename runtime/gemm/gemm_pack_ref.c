@@ -70,23 +70,3 @@ void gemm_pack(CgPackConv conv, void *dst, const void *src, int64_t sr, int64_t 
     if (colsum)
         gemm_colsum(src, sr, sk, R, K, w, colsum);
 }
-
-void gemm_colsum(const int8_t *restrict src, int64_t sr, int64_t sk, int64_t R, int64_t K, int w,
-                 int32_t *restrict colsum)
-{
-    int64_t np = (R + w - 1) / w;
-    for (int64_t r = 0; r < np * w; r++)
-        colsum[r] = 0;
-    if (sr == 1) { /* contiguous along r: accumulate row by row */
-        for (int64_t k = 0; k < K; k++)
-            for (int64_t r = 0; r < R; r++)
-                colsum[r] += src[k * sk + r];
-        return;
-    }
-    for (int64_t r = 0; r < R; r++) {
-        int32_t sum = 0;
-        for (int64_t k = 0; k < K; k++)
-            sum += src[r * sr + k * sk];
-        colsum[r] = sum;
-    }
-}
