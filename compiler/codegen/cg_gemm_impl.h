@@ -8,9 +8,10 @@
 #include "gemm_codegen.h"
 
 /* Adds the macro-kernel `name` for spec to mod (owned by the caller, in its context). False with
- * *err (malloc'ed) when the spec is invalid or the module does not verify. With direct_a (f32
- * only) the kernel reads A unpacked: a row-major block with unit column stride, one more parameter
- * `int64_t a_rs` (bytes between rows), and mc a multiple of mr (no padding rows to read); this
+ * *err (malloc'ed) when the spec is invalid or the module does not verify. With direct_a (f32, or
+ * bf16 dot products reading K pairs) the kernel reads A unpacked: a row-major block with unit column
+ * stride, one more parameter `int64_t a_rs` (bytes between rows), and mc a multiple of mr (no padding
+ * rows to read); this
  * skips packing A when B is narrow and packing would cost more than it saves. With direct_b as well
  * (needs direct_a) B is read unpacked too: a row-major block with unit column stride, a last parameter
  * `int64_t b_rs` (bytes between rows), nc a multiple of nr; a product small enough for one k block then

@@ -24,7 +24,7 @@ JitModule *cg_gemm_jit(const CgGemmSpec *spec, CgPackConv conv_a, CgPackConv con
     int kg = cg_gemm_kgroup(spec->kind);
     if (!cg_gemm_macro(u.mod, spec, "gemm_macro", false, false, err) ||
         (direct && !cg_gemm_macro(u.mod, spec, "gemm_macro_direct", true, false, err)) ||
-        (direct && !cg_gemm_macro(u.mod, spec, "gemm_macro_small", true, true, err)) ||
+        (direct && spec->kind == CG_GEMM_F32 && !cg_gemm_macro(u.mod, spec, "gemm_macro_small", true, true, err)) ||
         !cg_gemm_pack(u.mod, conv_a, spec->mr, kg, "gemm_pack_a", err) ||
         !cg_gemm_pack(u.mod, conv_b, spec->nv * spec->vl, kg, "gemm_pack_b", err) ||
         !cg_gemm_blocks(u.mod, spec, "gemm_blocks", "gemm_macro", direct ? "gemm_macro_direct" : NULL, "gemm_pack_a",

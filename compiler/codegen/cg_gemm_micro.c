@@ -231,8 +231,8 @@ static void write_strided(Gen *g, const Micro *u, const Tile *t)
 bool cg_gemm_macro(LLVMModuleRef mod, const CgGemmSpec *s, const char *name, bool direct_a, bool direct_b, char **err)
 {
     *err = NULL;
-    if ((direct_a || direct_b) && s->kind != CG_GEMM_F32) {
-        *err = strdup("a direct operand needs the f32 kernel");
+    if ((direct_a && s->kind != CG_GEMM_F32 && s->kind != CG_GEMM_BF16DP) || (direct_b && s->kind != CG_GEMM_F32)) {
+        *err = strdup("a direct A operand needs the f32 or bf16 dot-product kernel, a direct B the f32 one");
         return false;
     }
     if (direct_b && !direct_a) {

@@ -86,15 +86,16 @@ typedef struct CgGemmBlocks {
     void *abuf, *bbuf;             /* the packed A and B blocks */
     int32_t *colsum;               /* I8VNNI: the B block's column sums (else unused) */
     void (*colsum_fn)(const int8_t *src, int64_t sr, int64_t sk, int64_t R, int64_t K, int w, int32_t *colsum);
-    int64_t direct;                /* nonzero: read A unpacked (needs gemm_macro_direct, f32 A with a_cs 1) */
+    int64_t direct;                /* nonzero: read A unpacked (needs gemm_macro_direct, a_cs 1; bf16: even k) */
     float alpha_f, beta_f;         /* F32 and BF16DP kinds */
     int32_t alpha_i, beta_i;       /* I8VNNI and I32 kinds */
 } CgGemmBlocks;
 
 /* Compiles the routines of one kernel signature for the host into their own JIT (cg_gemm_jit.c):
  *   "gemm_macro"         the macro-kernel of spec (see above)
- *   "gemm_macro_direct"  with direct (F32 with f32 A only): the macro-kernel reading A unpacked, which
- *                        takes one more parameter, int64_t a_rs (bytes between rows of A)
+ *   "gemm_macro_direct"  with direct (F32 with f32 A, BF16DP with bf16 A read as K pairs): the
+ *                        macro-kernel reading A unpacked, which takes one more parameter, int64_t a_rs
+ *                        (bytes between rows of A)
  *   "gemm_macro_small"   with direct: the macro-kernel reading A and B unpacked (row-major, unit column
  *                        strides), two more parameters, int64_t a_rs, int64_t b_rs (bytes between rows);
  *                        mc a multiple of mr and nc of nr (the engine's path for small products)

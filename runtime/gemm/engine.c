@@ -9,7 +9,7 @@
 
 /* Products of fewer flops run on one task: waking the pool costs more than it saves. */
 #define ONE_TASK_FLOPS 8e6
-/* A is read unpacked (f32, unit column stride) when a task's share of B is at most this many panels of nr
+/* A is read unpacked (f32 or bf16 pairs, unit column stride) when a task's share of B is at most this many panels of nr
  * columns: packing A pays off over many B panels, not over a few. */
 enum { DIRECT_A_MAX_PANELS = 4 };
 /* Reading A unpacked, k blocks this many times longer halve the passes over C. */
@@ -296,7 +296,8 @@ static int run(Gemm *g, const GemmTiling *tl, bool is_int, float af, float bf, i
     }
     j.split_m = tl ? tl->split == 0 : m >= n;
     /* the engine's own plan only: a caller's tiling packs A into its DM layout */
-    j.direct_a = !tl && j.k->macro_direct && j.a.cs == 1 &&
+    /* bf16 pairs: an odd K would read past a row for the last pair */
+    j.direct_a = !tl && j.k->macro_direct && j.a.cs == 1 && (p.spec.kind != CG_GEMM_BF16DP || j.a.cols % 2 == 0) &&
                  (j.split_m ? n : (n + tasks - 1) / tasks) <= DIRECT_A_MAX_PANELS * nr;
     /* longer k blocks when the packed blocks still fit them: at most DIRECT_A_MAX_PANELS panels of B,
      * one partial A panel */

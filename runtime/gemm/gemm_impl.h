@@ -47,16 +47,18 @@ typedef void (*GemmPackFn)(void *dst, const void *src, int64_t sr, int64_t sk, i
 typedef void (*GemmBlocksFn)(const CgGemmBlocks *args);
 typedef struct GemmKernels {
     void *macro;            /* the macro-kernel (float or int32 alpha/beta) */
-    void *macro_direct;     /* f32 with f32 A and M innermost: the macro-kernel reading A unpacked, or NULL */
-    void *macro_small;      /* with macro_direct: the macro-kernel reading A and B unpacked, or NULL */
+    void *macro_direct;     /* f32 with f32 A or bf16 dot products with bf16 A, M innermost: the macro-kernel
+                             * reading A unpacked, or NULL */
+    void *macro_small;      /* f32 with macro_direct: the macro-kernel reading A and B unpacked, or NULL */
     GemmPackFn pack_a, pack_b;
     GemmBlocksFn blocks;    /* the loop nest over one task's share of C (calls the three above) */
 } GemmKernels;
 
 /* The kernels for spec with the given packing conversions (A panels of mr rows, B of nr), from the
  * process-wide cache (keyed by the spec, the conversions, want_direct and the host CPU's signature) or compiled
- * now for the host. want_direct adds the macro-kernel reading A unpacked where the spec allows it (f32 with f32 A
- * and M innermost; the engine's own plans use it, a caller's tiling never does). 0, or -1 with err. Thread-safe. */
+ * now for the host. want_direct adds the macro-kernels reading A unpacked where the spec allows it (f32 with f32 A
+ * or bf16 dot products with bf16 A, M innermost) and, for f32, B too (the small-product path); the engine's own
+ * plans use them, a caller's tiling never does. 0, or -1 with err. Thread-safe. */
 int gemm_kernels(const CgGemmSpec *spec, CgPackConv conv_a, CgPackConv conv_b, bool want_direct, GemmKernels *out,
                  char *err, size_t cap);
 /* Whether two specs describe the same kernels. */

@@ -28,8 +28,13 @@ bool gemm_spec_same(const CgGemmSpec *a, const CgGemmSpec *b)
 int gemm_kernels(const CgGemmSpec *spec, CgPackConv conv_a, CgPackConv conv_b, bool want_direct, GemmKernels *out,
                  char *err, size_t cap)
 {
-    /* the f32 kernel also reads row-major f32 A unpacked, which needs the M block loop innermost */
-    bool direct = want_direct && spec->kind == CG_GEMM_F32 && conv_a == CG_PACK_F32 && spec->order[2] == GEMM_M;
+    /* the f32 and bf16 dot-product kernels also read row-major A unpacked (f32, bf16 pairs), which needs the M
+     * block loop innermost; the f32 one also B (the small-product path) */
+    bool direct = want_direct &&
+                  ((spec->kind == CG_GEMM_F32 && conv_a == CG_PACK_F32) ||
+                   (spec->kind == CG_GEMM_BF16DP && conv_a == CG_PACK_BF16)) &&
+                  spec->order[2] == GEMM_M;
+    bool small = direct && spec->kind == CG_GEMM_F32;
     const char *sig = gemm_cpu()->signature;
     pthread_mutex_lock(&cache_lock);
     for (KernelEntry *e = cache; e; e = e->next)
@@ -45,12 +50,12 @@ int gemm_kernels(const CgGemmSpec *spec, CgPackConv conv_a, CgPackConv conv_b, b
     if (e && (e->jm = cg_gemm_jit(spec, conv_a, conv_b, direct, &msg))) {
         e->k.macro = jit_module_lookup(e->jm, "gemm_macro");
         e->k.macro_direct = direct ? jit_module_lookup(e->jm, "gemm_macro_direct") : NULL;
-        e->k.macro_small = direct ? jit_module_lookup(e->jm, "gemm_macro_small") : NULL;
+        e->k.macro_small = small ? jit_module_lookup(e->jm, "gemm_macro_small") : NULL;
         e->k.pack_a = (GemmPackFn)jit_module_lookup(e->jm, "gemm_pack_a");
         e->k.pack_b = (GemmPackFn)jit_module_lookup(e->jm, "gemm_pack_b");
         e->k.blocks = (GemmBlocksFn)jit_module_lookup(e->jm, "gemm_blocks");
         bool whole = e->k.macro && e->k.pack_a && e->k.pack_b && e->k.blocks &&
-                     (!direct || (e->k.macro_direct && e->k.macro_small));
+                     (!direct || e->k.macro_direct) && (!small || e->k.macro_small);
         fn = whole ? e->k.macro : NULL;
     }
     if (fn && sig) {

@@ -157,7 +157,7 @@ int gemm_small(GemmSmall *s, TargetIsa isa, RtPool *pool, int tasks, int kc, flo
         cg_gemm_spec_for(ti, TARGET_OP_FMA, TARGET_IN_F32, mr, nr, ti->order, &spec, &ca, &cb);
         if (ca != CG_PACK_F32 || cb != CG_PACK_F32 || spec.kind != CG_GEMM_F32)
             return 0;
-        if (gemm_kernels(&spec, ca, cb, kk, err, cap))
+        if (gemm_kernels(&spec, ca, cb, true, kk, err, cap))
             return -1;
     }
     if (!kk->macro_small || !kk->macro_direct)

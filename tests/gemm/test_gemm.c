@@ -415,7 +415,8 @@ static void one_case(Gemm *g, Gemm *g2, GemmType t, int threads)
 /* The engine's path for small f32 products (A and B row-major with unit column strides, one k block, M and N
  * divided by a micro-tile): M and N multiples of 8 and 16 up to 2 vectors and 16 rows beyond, K from 1 to the
  * f32 k block and just past it, B small enough to be read unpacked and not, row-major or sub-matrix (a longer
- * row stride) layouts, on 1 and 2 threads (the last sizes are above one task's flops). */
+ * row stride) layouts, on 1 and 2 threads (the last sizes are above one task's flops); the same shapes in bf16
+ * (odd and even K: A read unpacked as K pairs only when K is even). */
 static void small_cases(Gemm *g, Gemm *g2, int threads)
 {
     static const uint64_t mn[][2] = {{8, 16},  {16, 16}, {24, 32}, {64, 64},  {96, 48},
@@ -426,9 +427,13 @@ static void small_cases(Gemm *g, Gemm *g2, int threads)
             uint64_t m = mn[i][0], n = mn[i][1], k = ks[q];
             if (m * n * k > 24000000)
                 continue;
-            int ka = (int)rng_below(&rng, 2) * 2, kb = (int)rng_below(&rng, 2) * 2, kc = (int)rng_below(&rng, 2) * 2;
-            Opnd A = make_as(m, k, GEMM_F32, ka), B = make_as(k, n, GEMM_F32, kb), C = make_as(m, n, GEMM_F32, kc);
-            check_case(g, g2, GEMM_F32, threads, A, B, C, ka, kb, kc);
+            for (int bf = 0; bf < 2; bf++) {
+                GemmType t = bf ? GEMM_BF16 : GEMM_F32;
+                int ka = (int)rng_below(&rng, 2) * 2, kb = (int)rng_below(&rng, 2) * 2;
+                int kc = (int)rng_below(&rng, 2) * 2;
+                Opnd A = make_as(m, k, t, ka), B = make_as(k, n, t, kb), C = make_as(m, n, GEMM_F32, kc);
+                check_case(g, g2, t, threads, A, B, C, ka, kb, kc);
+            }
         }
 }
 
