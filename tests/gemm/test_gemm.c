@@ -415,12 +415,13 @@ static void one_case(Gemm *g, Gemm *g2, GemmType t, int threads)
 /* The engine's path for small f32 products (A and B row-major with unit column strides, one k block, M and N
  * divided by a micro-tile): M and N multiples of 8 and 16 up to 2 vectors and 16 rows beyond, K from 1 to the
  * f32 k block and just past it, B small enough to be read unpacked and not, row-major or sub-matrix (a longer
- * row stride) layouts, on 1 and 2 threads (the last sizes are above one task's flops); the same shapes in bf16
+ * row stride) layouts, on 1 and 2 threads (the last sizes are above one task's flops, 288 x 256 taking the
+ * default micro-tile of a large product); the same shapes in bf16
  * (odd and even K: A read unpacked as K pairs only when K is even). */
 static void small_cases(Gemm *g, Gemm *g2, int threads)
 {
     static const uint64_t mn[][2] = {{8, 16},  {16, 16}, {24, 32}, {64, 64},  {96, 48},
-                                     {60, 32}, {128, 128}, {48, 80}, {256, 256}, {320, 192}};
+                                     {60, 32}, {128, 128}, {48, 80}, {256, 256}, {320, 192}, {288, 256}};
     static const uint64_t ks[] = {1, 2, 7, 64, 129, 256, 257};
     for (size_t i = 0; i < sizeof mn / sizeof *mn; i++)
         for (size_t q = 0; q < sizeof ks / sizeof *ks; q++) {
