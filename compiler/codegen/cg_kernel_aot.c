@@ -14,13 +14,14 @@ static TargetInput input_of(ElemType e)
     return e == ELEM_BF16 ? TARGET_IN_BF16 : e == ELEM_F16 ? TARGET_IN_F16 : e == ELEM_I8 ? TARGET_IN_I8 : TARGET_IN_F32;
 }
 
-int cg_kernel_describe(Prog *p, const KernelDecl *k, CgAotKernel *d, const Map *layout[3], const Map *staging[3],
-                       char *err, size_t cap)
+int cg_kernel_describe(Prog *p, const KernelDecl *k, int kgroup, CgAotKernel *d, const Map *layout[3],
+                       const Map *staging[3], char *err, size_t cap)
 {
     const TargetInfo *ti = target_info(k->isa);
-    const TargetGroup *grp = target_group(ti, input_of(k->a->elem), k->kgroup);
+    kgroup = kgroup ? kgroup : k->kgroup;
+    const TargetGroup *grp = target_group(ti, input_of(k->a->elem), kgroup);
     if (!grp) {
-        snprintf(err, cap, "kernel %s: %s has no instruction for K groups of %d", k->name, ti->label, k->kgroup);
+        snprintf(err, cap, "kernel %s: %s has no instruction for K groups of %d", k->name, ti->label, kgroup);
         return -1;
     }
     CgGemmSpec spec;
@@ -29,7 +30,7 @@ int cg_kernel_describe(Prog *p, const KernelDecl *k, CgAotKernel *d, const Map *
     *d = (CgAotKernel){.abi = CG_AOT_ABI, .isa = k->isa, .kind = spec.kind, .mr = spec.mr, .nv = spec.nv,
                        .vl = spec.vl, .fused = spec.fused, .a_outer = spec.a_outer,
                        .order = {spec.order[0], spec.order[1], spec.order[2]}, .conv_a = ca, .conv_b = cb,
-                       .kgroup = k->kgroup, .mc = (int64_t)k->tile[GEMM_M], .nc = (int64_t)k->tile[GEMM_N],
+                       .kgroup = kgroup, .mc = (int64_t)k->tile[GEMM_M], .nc = (int64_t)k->tile[GEMM_N],
                        .kc = (int64_t)k->tile[GEMM_K], .split = k->split == GEMM_N};
     const TensorDecl *ops[3] = {k->a, k->b, k->c};
     MapWhy why;
@@ -165,7 +166,7 @@ void cg_emit_kernel(Cg *cg, const KernelDecl *k)
     CgAotKernel d;
     const Map *layout[3], *staging[3];
     char err[256];
-    if (cg_kernel_describe(p, k, &d, layout, staging, err, sizeof err)) {
+    if (cg_kernel_describe(p, k, 0, &d, layout, staging, err, sizeof err)) {
         kernel_error(cg, k, "its plan", err);
         return;
     }

@@ -150,8 +150,10 @@ typedef struct CgAotKernel {
  * pointers are NULL): the spec it compiles to (cg_gemm_spec_for), its tiling, each operand's sizes and access,
  * the grid's blocks (d->blocks malloc'ed: the caller frees it). layout[i] receives operand i's flat layout
  * (the tensor's whole buffer) and staging[i] its row-major staging layout, or NULL when it is read in place.
- * Emitted objects and the JIT path (mapc_kernel_*) both describe a kernel so. 0, or -1 with err. */
-int cg_kernel_describe(Prog *p, const KernelDecl *k, CgAotKernel *d, const Map *layout[3], const Map *staging[3],
-                       char *err, size_t cap);
+ * kgroup is the K group the routines compute with (0: the declared one; the JIT path gives 1 when the host
+ * lacks the declared group's dot product). Emitted objects and the JIT path (mapc_kernel_*) both describe a
+ * kernel so. 0, or -1 with err. */
+int cg_kernel_describe(Prog *p, const KernelDecl *k, int kgroup, CgAotKernel *d, const Map *layout[3],
+                       const Map *staging[3], char *err, size_t cap);
 
 #endif

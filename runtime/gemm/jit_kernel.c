@@ -37,8 +37,18 @@ GemmJitKernel *gemm_jit_kernel_new(Prog *p, const KernelDecl *k, char *err, size
         snprintf(err, cap, "out of memory");
         return NULL;
     }
+    /* a declared K group whose dot product this CPU lacks runs widened, as rt_gemm runs it */
+    char why[256];
+    Gemm *probe = gemm_new(&(GemmOptions){.threads = 1, .isa = k->isa}, why, sizeof why);
+    if (!probe) {
+        snprintf(err, cap, "kernel %s: %s", k->name, why);
+        free(j);
+        return NULL;
+    }
+    int kgroup = gemm_runnable_kgroup(probe, gemm_type_of(k->a->elem), k->kgroup);
+    gemm_free(probe);
     const Map *layout[3], *staging[3];
-    if (cg_kernel_describe(p, k, &j->d, layout, staging, err, cap)) {
+    if (cg_kernel_describe(p, k, kgroup, &j->d, layout, staging, err, cap)) {
         free(j);
         return NULL;
     }
@@ -47,7 +57,6 @@ GemmJitKernel *gemm_jit_kernel_new(Prog *p, const KernelDecl *k, char *err, size
                        .fused = j->d.fused != 0, .a_outer = j->d.a_outer != 0,
                        .order = {j->d.order[0], j->d.order[1], j->d.order[2]}};
     GemmKernels g;
-    char why[256];
     bool ok = gemm_kernels(&spec, (CgPackConv)j->d.conv_a, (CgPackConv)j->d.conv_b, false, &g, why, sizeof why) == 0;
     if (!ok)
         snprintf(err, cap, "kernel %s: %s", k->name, why);
