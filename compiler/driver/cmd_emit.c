@@ -1,5 +1,5 @@
 /* cmd_emit.c — "mapc emit": compile a program's types, copies and kernels to an object, assembly or IR file. */
-#include "codegen/codegen.h"
+#include "cmd_options.h"
 #include "driver.h"
 
 #include <ctype.h>
@@ -46,11 +46,13 @@ static bool valid_prefix(const char *p)
     return true;
 }
 
-int cmd_emit(int argc, char **argv)
+int emit_parse_options(int argc, char **argv, EmitOptions *o)
 {
+    *o = (EmitOptions){.cg = {.opt_level = 2, .prefix = ""}, .kind = CG_EMIT_OBJ, .isa = drv_isa};
     const char *file = NULL, *out = NULL, *header = NULL;
-    CgOptions opt = {.opt_level = 2, .prefix = ""};
-    CgEmitKind kind = CG_EMIT_OBJ;
+    CgOptions opt = o->cg;
+    CgEmitKind kind = o->kind;
+    TargetIsa isa = o->isa;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-o") == 0 || strcmp(a, "--header") == 0 || strcmp(a, "--cpu") == 0 ||
@@ -67,7 +69,7 @@ int cmd_emit(int argc, char **argv)
             else
                 opt.prefix = v;
         } else if (strcmp(a, "--isa") == 0) {
-            if (i + 1 >= argc || !target_isa_parse(argv[i + 1], &drv_isa))
+            if (i + 1 >= argc || !target_isa_parse(argv[i + 1], &isa))
                 return drv_usage_error("--isa takes avx512, avx2 or portable%s", "");
             i++;
         } else if (strncmp(a, "--emit=", 7) == 0) {
@@ -106,6 +108,20 @@ int cmd_emit(int argc, char **argv)
         return drv_usage_error("--header %s would overwrite the input file", header);
     if (header && same_file(header, out))
         return drv_usage_error("-o and --header both name %s", out);
+    *o = (EmitOptions){.file = file, .out = out, .header = header, .cg = opt, .kind = kind, .isa = isa};
+    return DRV_EXIT_OK;
+}
+
+int cmd_emit(int argc, char **argv)
+{
+    EmitOptions eo;
+    int parsed = emit_parse_options(argc, argv, &eo);
+    if (parsed != DRV_EXIT_OK)
+        return parsed;
+    const char *file = eo.file, *out = eo.out, *header = eo.header;
+    CgOptions opt = eo.cg;
+    CgEmitKind kind = eo.kind;
+    drv_isa = eo.isa; /* the ISA the program's kernels are checked and compiled for */
     Prog *p = drv_load(file, false);
     if (!p)
         return DRV_EXIT_INPUT;

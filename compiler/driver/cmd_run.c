@@ -1,6 +1,6 @@
 /* cmd_run.c — "mapc run": JIT-compile a declared GEMM kernel, run it on seeded operands, verify, time. */
+#include "cmd_options.h"
 #include "driver.h"
-#include "codegen/codegen.h"
 #include "gemm/rt_gemm.h"
 #include "progress.h"
 #include "run_verify.h"
@@ -22,18 +22,6 @@
 #define FULL_CHECK_LIMIT (1ull << 31)
 #define CHECK_SAMPLES 8192
 
-typedef struct RunOptions {
-    uint64_t size[3];       /* --m, --n, --k (0: as declared) */
-    int threads;
-    int reps;
-    uint64_t seed;
-    double alpha, beta;
-    bool check_all;
-    TargetIsa isa;          /* --isa: the program's target and so the engine's ISA (TARGET_ISA_HOST: the host's best) */
-    double start;           /* when the command began (drv_now) */
-    int mpi;                /* --mpi: -1 auto (when started by mpirun), 0 off, 1 on */
-    RtTransport *transport; /* the job's processes, one chip each; NULL: one process */
-} RunOptions;
 
 
 static int cmp_double(const void *x, const void *y)
@@ -411,10 +399,11 @@ static int start_processes(RunOptions *o, const KernelDecl *k)
 #endif
 }
 
-int cmd_run(int argc, char **argv)
+int run_parse_options(int argc, char **argv, RunOptions *out)
 {
     RunOptions o = {.threads = 1, .reps = 5, .seed = 1, .alpha = 1.0, .beta = 0.0, .isa = drv_isa, .start = drv_now(),
                     .mpi = -1};
+    *out = o;
     const char *pos[2] = {0};
     int npos = 0;
     static const char *const size_flags[3] = {"--m", "--n", "--k"};
@@ -483,8 +472,20 @@ int cmd_run(int argc, char **argv)
     }
     if (npos != 2)
         return drv_usage_error("run needs FILE and KERNEL%s", "");
+    o.file = pos[0];
+    o.kernel = pos[1];
+    *out = o;
+    return DRV_EXIT_OK;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    RunOptions o;
+    int parsed = run_parse_options(argc, argv, &o);
+    if (parsed != DRV_EXIT_OK)
+        return parsed;
     const KernelDecl *k;
-    Prog *p = load_kernel(pos[0], pos[1], &o, &k);
+    Prog *p = load_kernel(o.file, o.kernel, &o, &k);
     if (!p)
         return DRV_EXIT_INPUT;
     if (k->c->elem == ELEM_I32)
