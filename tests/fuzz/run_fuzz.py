@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""run_fuzz.py — runs the libFuzzer parser target for a bounded time; passes when it finds nothing.
+"""run_fuzz.py — runs one libFuzzer target for a bounded time; passes when it finds nothing.
 
-Usage: run_fuzz.py FUZZER SEED_CORPUS_DIR [ARTIFACT_DIR]
-Time: $FUZZ_SECONDS (default 60). New corpus units go to a temporary directory (the seed
-corpus in the source tree is never written); crash, leak, timeout and OOM reproducers go to
-ARTIFACT_DIR (default: the current directory). Ends with "N passed, N failed".
+Usage: run_fuzz.py FUZZER SEED_CORPUS_DIR [ARTIFACT_DIR] [--dict=FILE] [--share=F]
+Time: F (default 1) times $FUZZ_SECONDS (default 60), at least one second. New corpus units go to a
+temporary directory (the seed corpus in the source tree is never written); crash, leak, timeout and OOM
+reproducers go to ARTIFACT_DIR (default: the current directory). The dictionary is FILE (default:
+map.dict beside this script for the parser target, none otherwise). Ends with "N passed, N failed".
 """
 
 import os
@@ -15,20 +16,24 @@ import tempfile
 
 
 def main(argv):
-    if len(argv) < 3:
+    options = {a.split("=", 1)[0]: a.split("=", 1)[1] for a in argv[1:] if a.startswith("--") and "=" in a}
+    argv = [argv[0]] + [a for a in argv[1:] if not a.startswith("--")]
+    if len(argv) < 3 or set(options) - {"--dict", "--share"}:
         print(__doc__, file=sys.stderr)
         print("0 passed, 1 failed")
         return 2
     fuzzer, seeds = os.path.abspath(argv[1]), os.path.abspath(argv[2])
     artifacts = os.path.abspath(argv[3]) if len(argv) > 3 else os.getcwd()
     os.makedirs(artifacts, exist_ok=True)
-    seconds = int(os.environ.get("FUZZ_SECONDS", "60"))
+    seconds = max(1, int(float(options.get("--share", "1")) * int(os.environ.get("FUZZ_SECONDS", "60"))))
     with tempfile.TemporaryDirectory(prefix="mapc-fuzz-") as work:
         cmd = [fuzzer, "-max_total_time=%d" % seconds, "-timeout=30", "-rss_limit_mb=2048",
                "-max_len=4096", "-print_final_stats=1", "-artifact_prefix=" + artifacts + "/",
                work, seeds]
-        dictionary = os.path.join(os.path.dirname(os.path.abspath(__file__)), "map.dict")
-        if os.path.exists(dictionary):
+        dictionary = options.get("--dict")
+        if dictionary is None and os.path.basename(fuzzer) == "fuzz_parser":
+            dictionary = os.path.join(os.path.dirname(os.path.abspath(__file__)), "map.dict")
+        if dictionary:
             cmd.insert(1, "-dict=" + dictionary)
         print("$ " + " ".join(cmd), flush=True)
         try:
