@@ -128,3 +128,5 @@ mapc_matrix mapc_col_major(void *data, uint64_t rows, uint64_t cols, mapc_type t
 {
     return (mapc_matrix){data, rows * cols, rows, cols, 1, (int64_t)rows, type};
 }
+
+void mapc_release_caches(void) { gemm_release_kernels(); }

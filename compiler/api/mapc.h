@@ -22,7 +22,14 @@ extern "C" {
  * - Thread safety: distinct objects may be used from different threads freely. A mapc_program is
  *   read-only after compilation except for calls marked "mutates" (they append diagnostics);
  *   read-only calls on one program may run concurrently, mutating calls need exclusive access.
- *   A mapc_jit's lookups and the functions they return may be called from any thread.
+ *   mapc_jit_create mutates only when it fails, so threads may create JITs of one program at once
+ *   when it compiled without errors. A mapc_jit's lookups and the functions they return may be
+ *   called from any thread. A mapc_gemm, a mapc_kernel and a mapc_runtime (with its tensors and
+ *   views) take one call at a time: give each thread its own; a kernel or runtime also borrows its
+ *   program, which no other thread may use meanwhile. What is process-wide is locked: the cache of
+ *   compiled GEMM kernels (threads compiling the same kernel at once get one copy) and the on-disk
+ *   cache of JIT code (entries are written whole, so threads and processes may share a directory).
+ *   Only mapc_release_caches needs every other thread to be done with engines and kernels.
  */
 
 typedef enum mapc_status {
@@ -232,6 +239,12 @@ const char *mapc_gemm_error(const mapc_gemm *g);
 /* Views over contiguous row-major and column-major matrices of rows x cols elements. */
 mapc_matrix mapc_row_major(void *data, uint64_t rows, uint64_t cols, mapc_type type);
 mapc_matrix mapc_col_major(void *data, uint64_t rows, uint64_t cols, mapc_type type);
+
+/* Frees the process-wide cache of JIT-compiled GEMM kernels that engines and declared kernels share (they
+ * stay compiled until then, for the next engine or kernel of the same signature), so that a host program
+ * can end with nothing allocated. Call it only when no mapc_gemm and no mapc_kernel exists in any thread
+ * (as before exit); later engines and kernels compile their code again. */
+void mapc_release_caches(void);
 
 /* ---- device tensors ---- */
 

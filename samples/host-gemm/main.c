@@ -88,6 +88,7 @@ int main(int argc, char **argv)
     mapc_gemm_free(g);
     mapc_kernel_free(k);
     mapc_program_free(p);
+    mapc_release_caches(); /* the compiled GEMM kernels: nothing is left allocated at exit */
     free(a), free(b), free(c), free(c2), free(want), free(mag);
     return ok ? 0 : 1;
 }
