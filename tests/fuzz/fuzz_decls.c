@@ -74,11 +74,11 @@ static void digit(Choices *c, GenText *t, int naxes)
     }
 }
 
-/* A mapping m![d1, ..., dk] of 1 to 4 digits. */
-static void mapping(Choices *c, GenText *t, int naxes)
+/* A mapping m![d1, ..., dk] of 1 to most digits. */
+static void mapping_of(Choices *c, GenText *t, int naxes, unsigned most)
 {
     put(t, "m![");
-    int n = 1 + (int)pick(c, 4);
+    int n = 1 + (int)pick(c, most);
     for (int i = 0; i < n; i++) {
         if (i)
             put(t, ", ");
@@ -86,6 +86,9 @@ static void mapping(Choices *c, GenText *t, int naxes)
     }
     put(t, "]");
 }
+
+/* A mapping of 1 to 4 digits. */
+static void mapping(Choices *c, GenText *t, int naxes) { mapping_of(c, t, naxes, 4); }
 
 /* A panel layout over the tile axes R and K: m![R / w, K / g, R % w, K % g] (or a variation). */
 static void panel(Choices *c, GenText *t, const char *r)
@@ -178,10 +181,10 @@ static void program(Choices *c, GenText *t)
         tensor(c, t, "D", "M", "N", naxes);
     int ncopies = (int)pick(c, 3);
     for (int i = 0; i < ncopies; i++) {
-        put(t, "copy c%d: ", i);
-        mapping(c, t, naxes);
+        put(t, "copy c%d: ", i); /* two digits at most: copies are checked position by position */
+        mapping_of(c, t, naxes, 2);
         put(t, " -> ");
-        mapping(c, t, naxes);
+        mapping_of(c, t, naxes, 2);
         put(t, " as %s;\n", elems[pick(c, COUNT(elems))]);
     }
     int nkernels = 1 + (int)pick(c, 2);
