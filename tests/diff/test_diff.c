@@ -7,7 +7,7 @@
  * rng_case_seed(SEED, b, RNG_KEY_CASE): one generated program (its helper types and E) and EXTRA more
  * expressions X0, X1, ... over it. Each of those mappings M gets three rewrites, added as types:
  *   Mn = norm(M)                       (the normal form, printed and parsed back)
- *   Mr = an identity rewrite of M      (SPEC identities at random sub-mappings, eqgen_equivalent)
+ *   Mr = an identity rewrite of M      (the identities of equivalence at random sub-mappings, eqgen_equivalent)
  *   Ms = m![{M} / d, {M} % d]          (a split at a divisor d of |M| drawn from the batch's stream)
  * The whole batch is one program: JIT-compiled once (jit_new) and emitted once (cg_emit_file and
  * cg_write_header, prefix dfz_), the object linked with a table of its functions by cc into a shared object
