@@ -112,6 +112,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             __builtin_trap();
         if (e.kind != CG_EMIT_OBJ && e.kind != CG_EMIT_ASM && e.kind != CG_EMIT_LLVM)
             __builtin_trap();
+        if (e.isa != drv_isa && e.isa != TARGET_ISA_AVX512 && e.isa != TARGET_ISA_AVX2 && e.isa != TARGET_ISA_PORTABLE)
+            __builtin_trap();
     }
     free(msg);
     free(buf);
