@@ -29,7 +29,8 @@ extern "C" {
  *   program, which no other thread may use meanwhile. What is process-wide is locked: the cache of
  *   compiled GEMM kernels (threads compiling the same kernel at once get one copy) and the on-disk
  *   cache of JIT code (entries are written whole, so threads and processes may share a directory).
- *   Only mapc_release_caches needs every other thread to be done with engines and kernels.
+ *   Emitted kernels (mapc_aot_run) may run from any thread. Only mapc_release_caches needs every other
+ *   thread to be done with engines and kernels.
  */
 
 typedef enum mapc_status {
@@ -241,9 +242,10 @@ mapc_matrix mapc_row_major(void *data, uint64_t rows, uint64_t cols, mapc_type t
 mapc_matrix mapc_col_major(void *data, uint64_t rows, uint64_t cols, mapc_type type);
 
 /* Frees the process-wide cache of JIT-compiled GEMM kernels that engines and declared kernels share (they
- * stay compiled until then, for the next engine or kernel of the same signature), so that a host program
- * can end with nothing allocated. Call it only when no mapc_gemm and no mapc_kernel exists in any thread
- * (as before exit); later engines and kernels compile their code again. */
+ * stay compiled until then, for the next engine or kernel of the same signature) and the engines that
+ * mapc_aot_run keeps per emitted kernel, so that a host program can end with nothing allocated. Call it
+ * only when no mapc_gemm and no mapc_kernel exists and no mapc_aot_run is under way in any thread (as
+ * before exit); later engines, kernels and runs set themselves up again. */
 void mapc_release_caches(void);
 
 /* ---- device tensors ---- */

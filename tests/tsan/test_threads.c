@@ -1,15 +1,18 @@
 /* test_threads.c — the library from 8 host threads at once: JITs of a shared program and of programs of their own,
  * lookups on a shared JIT, GEMM engines compiling the same kernels concurrently, declared kernels of one
- * signature created at once, the on-disk JIT cache written and read by all, and runtimes moving tensors.
+ * signature created at once, one kernel emitted ahead of time (an object linked into a shared object) run by all
+ * through mapc_aot_run, the on-disk JIT cache written and read by all, and runtimes moving tensors.
  * Built with ThreadSanitizer by tests/tsan/run (a race is a failure there); in other builds it checks the
  * results alone.
  *
  * Usage: test_threads [SEED [COUNT]]   (defaults 1, 3): COUNT rounds per thread; SEED varies the data. */
 #include "codegen/codegen.h"
+#include "front/front.h"
 #include "harness.h"
 
 #include <mapc.h>
 
+#include <dlfcn.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -39,6 +42,7 @@ typedef struct Shared {
     mapc_program *prog;     /* shared_src: read-only calls and JIT creations from every thread */
     mapc_jit *jit;          /* made by the main thread; lookups and calls from every thread */
     const char *cache_dir;
+    int (*aot)(const void *, const void *, void *, double, double, int); /* kernel k emitted as tt_k */
     uint64_t seed;
     int rounds;
     pthread_barrier_t start;
@@ -162,6 +166,23 @@ static void kernel(Worker *w)
     mapc_program_free(p);
 }
 
+/* The emitted kernel from every thread, with 1 or 2 threads of its own (runs with one count are serialized
+ * on one engine, different counts run on their own): C = 32 + 2 everywhere. */
+static void aot_kernel(Worker *w, int round)
+{
+    float *a = malloc(32 * 32 * sizeof(float)), *c = malloc(32 * 32 * sizeof(float));
+    for (int i = 0; i < 32 * 32; i++)
+        a[i] = 1.0f, c[i] = 2.0f;
+    bool ok = w->sh->aot(a, a, c, 1.0, 1.0, 1 + (w->index + round) % 2) == MAPC_OK;
+    for (int i = 0; ok && i < 32 * 32; i++)
+        ok = c[i] == 34.0f;
+    char what[200];
+    snprintf(what, sizeof what, "the kernel emitted ahead of time: %s", mapc_aot_error()); /* this thread's */
+    note(w, ok, what);
+    free(a);
+    free(c);
+}
+
 /* A runtime of the thread's own: HBM to DM by DMA and back to the host. */
 static void runtime(Worker *w, Rng *rng)
 {
@@ -195,9 +216,32 @@ static void *work(void *arg)
         own_jit(w, r);
         gemm(w, &rng);
         kernel(w);
+        if (w->sh->aot)
+            aot_kernel(w, r);
         runtime(w, &rng);
     }
     return NULL;
+}
+
+/* Emits kernel_src's kernel with prefix tt_ into dir, links it into a shared object and loads it: the address of
+ * tt_k, or NULL after a failed check. *lib receives the handle. */
+static void *emit_kernel(const char *dir, void **lib)
+{
+    char obj[256], so[256], cmd[700];
+    snprintf(obj, sizeof obj, "%s/k.o", dir);
+    snprintf(so, sizeof so, "%s/k.so", dir);
+    Prog *p = prog_new();
+    CgOptions o = {.prefix = "tt_", .opt_level = 2};
+    bool ok = CHECK(prog_parse(p, "kernel", kernel_src, strlen(kernel_src)) == 0 &&
+                        cg_emit_file(p, &o, CG_EMIT_OBJ, obj, &p->diags),
+                    "emit the kernel ahead of time");
+    prog_free(p);
+    snprintf(cmd, sizeof cmd, "cc -shared -o '%s' '%s'", so, obj);
+    ok = ok && CHECK(system(cmd) == 0, "link the emitted kernel: %s", cmd);
+    *lib = ok ? dlopen(so, RTLD_NOW) : NULL;
+    void *fn = *lib ? dlsym(*lib, "tt_k") : NULL;
+    CHECK(!ok || fn, "load the emitted kernel: %s", *lib ? "no tt_k" : dlerror());
+    return fn;
 }
 
 int main(int argc, char **argv)
@@ -213,6 +257,8 @@ int main(int argc, char **argv)
     CHECK(mapc_jit_create(sh.prog, NULL, &sh.jit) == MAPC_OK, "the shared JIT");
     if (!sh.jit)
         return harness_report();
+    void *lib = NULL;
+    sh.aot = (int (*)(const void *, const void *, void *, double, double, int))emit_kernel(dir, &lib);
     pthread_barrier_init(&sh.start, NULL, THREADS);
     pthread_t tid[THREADS];
     Worker w[THREADS];
@@ -231,7 +277,9 @@ int main(int argc, char **argv)
           st.compiled, st.rebuilt);
     mapc_jit_free(sh.jit);
     mapc_program_free(sh.prog);
-    mapc_release_caches();
+    mapc_release_caches(); /* the engines of the emitted kernel too, before its code goes */
+    if (lib)
+        dlclose(lib);
     char cmd[96];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     CHECK(system(cmd) == 0, "remove the cache directory");
