@@ -161,6 +161,8 @@ static void write_masked(Gen *g, const Micro *u, const Tile *t)
     LLVMValueRef iota = LLVMConstVector(lanes, (unsigned)vl);
     LLVMValueRef mm = imin(g, t->mleft, ci64(g, mr));
     LLVMValueRef align4 = ci32(g, 4);
+    /* C is read only when beta != 0: with beta = 0 the loads take no lane (they give zeros) */
+    LLVMValueRef readc = splat(g, mt, LLVMBuildNot(g->b, t->bz, ""));
     for (int v = 0; v < nv; v++) {
         /* lanes of this vector inside C: lane < nleft - v*vl */
         LLVMValueRef left = LLVMBuildSub(g->b, t->nleft, ci64(g, (int64_t)v * vl), "");
@@ -173,7 +175,9 @@ static void write_masked(Gen *g, const Micro *u, const Tile *t)
             LLVMValueRef e = LLVMBuildAdd(g->b, row, LLVMBuildAdd(g->b, t->j0, ci64(g, (int64_t)v * vl), ""), "");
             LLVMValueRef ptr = gep_as(g, t->cp, LLVMBuildMul(g->b, e, esz, ""), u->vt);
             LLVMValueRef c = LLVMBuildCall2(g->b, lty, mload,
-                                            (LLVMValueRef[]){ptr, align4, m, LLVMConstNull(u->vt)}, 4, "");
+                                            (LLVMValueRef[]){ptr, align4, LLVMBuildAnd(g->b, m, readc, ""),
+                                                             LLVMConstNull(u->vt)},
+                                            4, "");
             LLVMValueRef r = combine(g, u, t->out[i * nv + v], c, t->vbeta, t->vbz, t->vfma, t->vfma_ty);
             LLVMBuildCall2(g->b, sty, mstore, (LLVMValueRef[]){r, ptr, align4, m}, 4, "");
         }
@@ -218,11 +222,15 @@ static void write_strided(Gen *g, const Micro *u, const Tile *t)
     Loop li = loop_begin(g, ci64(g, 0), mm, ci64(g, 1), "ti");
     Loop lj = loop_begin(g, ci64(g, 0), nn, ci64(g, 1), "tj");
     LLVMValueRef tix = LLVMBuildAdd(g->b, LLVMBuildMul(g->b, li.iv, ci64(g, nr), ""), lj.iv, "");
-    LLVMValueRef x = load_at(g, u->et, t->stack, LLVMBuildMul(g->b, tix, esz, ""), 4);
+    LLVMValueRef xp = gep_as(g, t->stack, LLVMBuildMul(g->b, tix, esz, ""), u->et);
+    LLVMValueRef x = LLVMBuildLoad2(g->b, u->et, xp, "");
+    LLVMSetAlignment(x, 4);
     LLVMValueRef e = LLVMBuildAdd(g->b, LLVMBuildMul(g->b, LLVMBuildAdd(g->b, t->i0, li.iv, ""), t->rs, ""),
                                   LLVMBuildMul(g->b, LLVMBuildAdd(g->b, t->j0, lj.iv, ""), t->cs, ""), "");
     LLVMValueRef off = LLVMBuildMul(g->b, e, esz, "");
-    LLVMValueRef c = load_at(g, u->et, t->cp, off, 4);
+    /* C is read only when beta != 0: with beta = 0 the element read is the stack tile's (combine ignores it) */
+    LLVMValueRef c = LLVMBuildLoad2(g->b, u->et, LLVMBuildSelect(g->b, t->bz, xp, gep_as(g, t->cp, off, u->et), ""), "");
+    LLVMSetAlignment(c, 4);
     store_at(g, combine(g, u, x, c, t->beta, t->bz, u->sfma, u->sfma_ty), t->cp, off, 4);
     loop_end(g, &lj);
     loop_end(g, &li);

@@ -1,10 +1,11 @@
 /* fuzz_decls.c — libFuzzer target: kernel, tensor and copy declarations, built by a structured generator the
  * fuzz bytes drive, through the semantic checks.
  *
- * Each input byte picks one choice of the generator: the axes (names M, N, K, X with sizes from a table),
- * the target ISA, tensors (memory kind, element type, mappings made of digits of the axes with strides,
- * moduli and paddings), copies between mappings, and kernels over three tensors with tile, pack, order,
- * split and grid clauses, mostly near well-formed values. The program text goes through prog_parse for
+ * Each input byte picks one choice of the generator: the axes (names M, N, K, X with sizes from a table, and
+ * Y, Z of small sizes for copies), the target ISA, tensors (memory kind, element type, mappings made of digits
+ * of the axes with strides, moduli and paddings), copies between mappings of Y and Z (at most 2^14 positions:
+ * copies the checks cannot prove are checked position by position), and kernels over three tensors with tile,
+ * pack, order, split and grid clauses, mostly near well-formed values. The program text goes through prog_parse for
  * the chosen target. Then every accepted declaration is checked against its contract: a kernel's operands,
  * tiles, micro-tile, K group, order and grid are consistent and within the DM budget; a tensor passes
  * tensor_check again; every diagnostic formats to its own length. A crash, a sanitizer report, a leak or a
@@ -59,36 +60,43 @@ static const char *const pads[] = {"#", "#{*}", "#{0}", "#{!}"};
 
 #define COUNT(a) (sizeof(a) / sizeof *(a))
 
-/* One digit of an axis (or a broadcast): A, A / n, A % n, A / n % m, A # n, [A, B]. */
-static void digit(Choices *c, GenText *t, int naxes)
+/* The axes of copies, of small sizes: copies that the checks cannot prove are checked position by position. */
+static const char *const copy_axes[2] = {"Y", "Z"};
+
+/* One digit of one of the axes names[0..naxes) (or a broadcast): A, A / n, A % n, A / n % m, A # n, [A, B]. */
+static void digit_of(Choices *c, GenText *t, const char *const *names, int naxes)
 {
-    const char *a = axis_names[pick(c, (unsigned)naxes)];
+    const char *a = names[pick(c, (unsigned)naxes)];
     switch (pick(c, 9)) {
     case 0: put(t, "%u", small[pick(c, COUNT(small))]); break;
     case 1: put(t, "%s / %u", a, small[pick(c, COUNT(small))]); break;
     case 2: put(t, "%s %% %u", a, small[pick(c, COUNT(small))]); break;
     case 3: put(t, "%s / %u %% %u", a, small[pick(c, COUNT(small))], small[pick(c, COUNT(small))]); break;
-    case 4: put(t, "%s %s %u", a, pads[pick(c, COUNT(pads))], sizes[pick(c, COUNT(sizes))]); break;
-    case 5: put(t, "[%s, %s] / %u", a, axis_names[pick(c, (unsigned)naxes)], small[pick(c, COUNT(small))]); break;
+    case 4: {
+        unsigned n = sizes[pick(c, COUNT(sizes))];
+        put(t, "%s %s %u", a, pads[pick(c, COUNT(pads))], names == copy_axes && n > 128 ? 128 : n);
+        break;
+    }
+    case 5: put(t, "[%s, %s] / %u", a, names[pick(c, (unsigned)naxes)], small[pick(c, COUNT(small))]); break;
     default: put(t, "%s", a); break;
     }
 }
 
-/* A mapping m![d1, ..., dk] of 1 to most digits. */
-static void mapping_of(Choices *c, GenText *t, int naxes, unsigned most)
+/* A mapping m![d1, ..., dk] of 1 to most digits of names[0..naxes). */
+static void mapping_of(Choices *c, GenText *t, const char *const *names, int naxes, unsigned most)
 {
     put(t, "m![");
     int n = 1 + (int)pick(c, most);
     for (int i = 0; i < n; i++) {
         if (i)
             put(t, ", ");
-        digit(c, t, naxes);
+        digit_of(c, t, names, naxes);
     }
     put(t, "]");
 }
 
-/* A mapping of 1 to 4 digits. */
-static void mapping(Choices *c, GenText *t, int naxes) { mapping_of(c, t, naxes, 4); }
+/* A mapping of 1 to 4 digits of the first naxes axes. */
+static void mapping(Choices *c, GenText *t, int naxes) { mapping_of(c, t, axis_names, naxes, 4); }
 
 /* A panel layout over the tile axes R and K: m![R / w, K / g, R % w, K % g] (or a variation). */
 static void panel(Choices *c, GenText *t, const char *r)
@@ -173,7 +181,7 @@ static void program(Choices *c, GenText *t)
     put(t, "axes![");
     for (int i = 0; i < naxes; i++)
         put(t, "%s%s = %u", i ? ", " : "", axis_names[i], sizes[pick(c, COUNT(sizes))]);
-    put(t, "];\n");
+    put(t, ", Y = %u, Z = %u];\n", small[pick(c, COUNT(small))], small[pick(c, COUNT(small))]);
     tensor(c, t, "A", "M", "K", naxes);
     tensor(c, t, "B", "K", "N", naxes);
     tensor(c, t, "C", "M", "N", naxes);
@@ -181,10 +189,10 @@ static void program(Choices *c, GenText *t)
         tensor(c, t, "D", "M", "N", naxes);
     int ncopies = (int)pick(c, 3);
     for (int i = 0; i < ncopies; i++) {
-        put(t, "copy c%d: ", i); /* two digits at most: copies are checked position by position */
-        mapping_of(c, t, naxes, 2);
+        put(t, "copy c%d: ", i); /* over Y and Z, two digits at most */
+        mapping_of(c, t, copy_axes, 2, 2);
         put(t, " -> ");
-        mapping_of(c, t, naxes, 2);
+        mapping_of(c, t, copy_axes, 2, 2);
         put(t, " as %s;\n", elems[pick(c, COUNT(elems))]);
     }
     int nkernels = 1 + (int)pick(c, 2);
