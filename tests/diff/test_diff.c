@@ -186,8 +186,9 @@ static char *batch_source(MapGen *g, char **names, int *nnames)
         uint64_t d = 1 + mapgen_below(g, m->size);
         while (m->size % d)
             d--;
-        src = harness_append(src, "type %sn = %s;\ntype %sr = %s;\ntype %ss = m![{%s} / %" PRIu64 ", {%s} %% %" PRIu64 "];\n",
-                             names[i], n, names[i], r, names[i], names[i], d, names[i], d);
+        src = harness_append(src, "type %sn = %s;\ntype %sr = %s;\n", names[i], n, names[i], r);
+        src = harness_append(src, "type %ss = m![{%s} / %" PRIu64 ", {%s} %% %" PRIu64 "];\n", names[i], names[i], d,
+                             names[i], d);
         free(n);
         free(r);
     }
@@ -218,7 +219,8 @@ static void *emit_and_load(const Prog *p, const char *dir)
     fprintf(f, "#include \"batch.h\"\n");
     const char *kinds[3][2] = {{"cells", "int (*const %s[])(uint64_t, int64_t *)"},
                                {"offsets", "int64_t (*const %s[])(const int64_t *)"},
-                               {"eaches", "void (*const %s[])(void (*)(void *, uint64_t, int, const int64_t *), void *)"}};
+                               {"eaches",
+                                "void (*const %s[])(void (*)(void *, uint64_t, int, const int64_t *), void *)"}};
     static const char *const suffix[3] = {"cell", "offset", "each"};
     for (int k = 0; k < 3; k++) {
         char decl[160], name[32];

@@ -250,8 +250,8 @@ static void runtime(State *s)
     if (valid(mapc_tensor_create(s->rt, "H", &h)) != MAPC_OK || valid(mapc_tensor_create(s->rt, "D", &d)) != MAPC_OK)
         return;
     mapc_view *vh, *vd, *rd;
-    expect(valid(mapc_tensor_view(s->rt, h, 1, &vh)) == MAPC_OK && valid(mapc_tensor_view(s->rt, d, 1, &vd)) == MAPC_OK &&
-           valid(mapc_tensor_view(s->rt, d, 0, &rd)) == MAPC_OK);
+    expect(valid(mapc_tensor_view(s->rt, h, 1, &vh)) == MAPC_OK &&
+           valid(mapc_tensor_view(s->rt, d, 1, &vd)) == MAPC_OK && valid(mapc_tensor_view(s->rt, d, 0, &rd)) == MAPC_OK);
     float in[32], out[32];
     for (int x = 0; x < 32; x++)
         in[x] = (float)(x * 3 + (int)next(s));

@@ -63,12 +63,14 @@ static int captured(int (*parse)(int, char **, void *), int argc, char **argv, v
 static int parse_run(int argc, char **argv, void *out) { return run_parse_options(argc, argv, out); }
 static int parse_emit(int argc, char **argv, void *out) { return emit_parse_options(argc, argv, out); }
 
-/* The status and message agree: OK prints nothing, usage prints "mapc: ..." and a help hint ("Try 'mapc [CMD] --help'."). */
+/* The status and message agree: OK prints nothing, usage prints "mapc: ..." and a help hint ("Try 'mapc
+ * [CMD] --help'."). */
 static void check_status(int status, const char *msg)
 {
     if (status == DRV_EXIT_OK && msg[0])
         __builtin_trap();
-    if (status == DRV_EXIT_USAGE && (strncmp(msg, "mapc: ", 6) != 0 || !strstr(msg, "Try 'mapc ") || !strstr(msg, "--help'.")))
+    if (status == DRV_EXIT_USAGE &&
+        (strncmp(msg, "mapc: ", 6) != 0 || !strstr(msg, "Try 'mapc ") || !strstr(msg, "--help'.")))
         __builtin_trap();
     if (status != DRV_EXIT_OK && status != DRV_EXIT_USAGE)
         __builtin_trap();

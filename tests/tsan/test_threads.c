@@ -90,7 +90,8 @@ static bool jit_agrees(mapc_program *p, mapc_jit *j)
 static void shared_jit(Worker *w)
 {
     mapc_jit *j = NULL;
-    note(w, mapc_jit_create(w->sh->prog, NULL, &j) == MAPC_OK && jit_agrees(w->sh->prog, j), "JIT of the shared program");
+    note(w, mapc_jit_create(w->sh->prog, NULL, &j) == MAPC_OK && jit_agrees(w->sh->prog, j),
+         "JIT of the shared program");
     note(w, jit_agrees(w->sh->prog, w->sh->jit), "the shared JIT");
     mapc_copy_fn rs = NULL;
     float a[96], b[96];
