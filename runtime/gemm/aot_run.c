@@ -82,9 +82,7 @@ static AotState *state_new(const CgAotKernel *d, int threads, char *err, size_t 
         if (o->strided)
             continue;
         size_t n = (size_t)o->rows * (size_t)o->cols * elem_type_size((ElemType)o->elem);
-        /* zeroed: with beta = 0, C is not staged in, and its staging buffer must not hold undefined bytes
-         * (memcheck saw them read there) */
-        if (!(s->stage[i] = calloc(n ? n : 1, 1))) {
+        if (!(s->stage[i] = malloc(n ? n : 1))) {
             snprintf(err, cap, "out of memory");
             state_free(s);
             return NULL;

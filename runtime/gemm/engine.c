@@ -201,7 +201,7 @@ static void scale_c(const GemmView *c, bool is_int, float bf, int32_t bi)
             size_t off = (size_t)(i * (uint64_t)c->rs + j * (uint64_t)c->cs);
             if (is_int) {
                 uint32_t *x = (uint32_t *)c->data + off;
-                *x = (uint32_t)bi * *x;
+                *x = bi == 0 ? 0 : (uint32_t)bi * *x; /* C unread when beta = 0, as for floats */
             } else {
                 float *x = (float *)c->data + off;
                 *x = bf == 0.0f ? 0.0f : bf * *x;

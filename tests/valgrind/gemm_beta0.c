@@ -1,6 +1,7 @@
 /* gemm_beta0.c — under memcheck: with beta = 0 the strided-view GEMM never reads C, so an uninitialized C of odd
- * shape (edge tiles, masked and element-by-element stores) comes back fully defined, for i8 and f32. Prints
- * "ok" and exits 0 when every element is A*B; memcheck reports any read of C's undefined bytes. */
+ * shape (edge tiles, masked and element-by-element stores) comes back fully defined, for i8 and f32, and with
+ * alpha = 0 too (C <- beta*C alone). Prints "ok" and exits 0 when every element is alpha*A*B; memcheck reports
+ * any read of C's undefined bytes. */
 #include <mapc/mapc.h>
 
 #include <stdio.h>
@@ -32,6 +33,15 @@ int main(void)
     int ok = mapc_gemm_i8(g, 1, &ma, &mb, 0, &mc) == MAPC_OK && mapc_gemm_f32(g, 1.0f, &fa, &fb, 0.0f, &fc) == MAPC_OK;
     for (int i = 0; ok && i < M * N; i++)
         ok = c[i] == 2 * K && cf[i] == 2.0f * K; /* a branch on every element: memcheck sees undefined ones */
+    int32_t *c0 = malloc(sizeof(int32_t) * M * N); /* alpha = 0 and beta = 0: zeros, C unread */
+    float *cf0 = malloc(sizeof(float) * M * N);
+    mc.data = c0;
+    fc.data = cf0;
+    ok = ok && mapc_gemm_i8(g, 0, &ma, &mb, 0, &mc) == MAPC_OK && mapc_gemm_f32(g, 0.0f, &fa, &fb, 0.0f, &fc) == MAPC_OK;
+    for (int i = 0; ok && i < M * N; i++)
+        ok = c0[i] == 0 && cf0[i] == 0.0f;
+    free(c0);
+    free(cf0);
     printf("%s\n", ok ? "ok" : "FAILED");
     mapc_gemm_free(g);
     mapc_release_caches();
