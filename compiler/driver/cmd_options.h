@@ -25,9 +25,9 @@ typedef struct RunOptions {
 } RunOptions;
 
 /* Parses run's arguments (after the command name) into *o, defaults first (one thread, 5 repetitions,
- * seed 1, alpha 1, beta 0, the ISA of drv_isa, MPI auto, no transport, start now). DRV_EXIT_OK with both positional arguments set,
- * threads and reps in 1..1024, sizes >= 1 and alpha, beta finite within f32; or DRV_EXIT_USAGE after
- * printing why (drv_usage_error). Reads no file. */
+ * seed 1, alpha 1, beta 0, the ISA of drv_isa, MPI auto, no transport, start now). DRV_EXIT_OK with both
+ * positional arguments set, threads and reps in 1..1024, sizes >= 1, alpha and beta finite within f32 and
+ * mpi -1, 0 or 1; or DRV_EXIT_USAGE after printing why (drv_usage_error). Reads no file, starts nothing. */
 int run_parse_options(int argc, char **argv, RunOptions *o);
 
 /* What "mapc emit FILE -o OUT [options]" asks for. */

@@ -98,6 +98,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             __builtin_trap();
         if (!isfinite(r.alpha) || !isfinite(r.beta) || fabs(r.alpha) > FLT_MAX || fabs(r.beta) > FLT_MAX)
             __builtin_trap();
+        if (r.mpi < -1 || r.mpi > 1 || r.transport)
+            __builtin_trap();
         if (r.isa != drv_isa && r.isa != TARGET_ISA_AVX512 && r.isa != TARGET_ISA_AVX2 &&
             r.isa != TARGET_ISA_PORTABLE)
             __builtin_trap();
