@@ -65,10 +65,12 @@ static mapc_status kernel_create_body(mapc_program *p, const char *name, const m
     for (int i = 0; i < 3; i++)
         k->bytes[i] = (size_t)d->op[i].elems * elem_type_size((ElemType)d->op[i].elem);
     /* a zero-scale product of zeros starts the runner's engine and buffers now, so the first run does not pay */
-    void *zero = calloc(1, k->bytes[0] + k->bytes[1] + k->bytes[2] + 1);
-    int r = zero ? gemm_aot_run(d, zero, (char *)zero + k->bytes[0], (char *)zero + k->bytes[0] + k->bytes[1], 0.0,
-                                0.0, k->threads, err, sizeof err)
-                 : -1;
+    /* each operand's zeros start on a 64-byte boundary, as the elements' alignment needs */
+    size_t off_b = (k->bytes[0] + 63) / 64 * 64, off_c = off_b + (k->bytes[1] + 63) / 64 * 64;
+    char *zero = aligned_alloc(64, off_c + (k->bytes[2] + 63) / 64 * 64 + 64);
+    if (zero)
+        memset(zero, 0, off_c + (k->bytes[2] + 63) / 64 * 64 + 64);
+    int r = zero ? gemm_aot_run(d, zero, zero + off_b, zero + off_c, 0.0, 0.0, k->threads, err, sizeof err) : -1;
     free(zero);
     if (r) {
         mapc_kernel_free(k);
