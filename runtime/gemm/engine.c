@@ -193,6 +193,21 @@ static void run_task(void *arg, int t)
     j->k->blocks(&args);
 }
 
+int gemm_grow_buffers(void **buf, size_t *size, int n, size_t need, size_t align, char *err, size_t cap)
+{
+    for (int t = 0; t < n; t++)
+        if (size[t] < need) {
+            free(buf[t]);
+            size[t] = 0;
+            if (!(buf[t] = aligned_alloc(align, need))) {
+                snprintf(err, cap, "out of memory");
+                return -1;
+            }
+            size[t] = need;
+        }
+    return 0;
+}
+
 /* C <- beta*C (k = 0 or alpha = 0); beta = 0 stores zeros. */
 static void scale_c(const GemmView *c, bool is_int, float bf, int32_t bi)
 {
@@ -307,16 +322,8 @@ static int run(Gemm *g, const GemmTiling *tl, bool is_int, float af, float bf, i
         j.kc = (int64_t)DIRECT_KC_FACTOR * p.kc;
     int64_t unit = j.split_m ? mr : nr, units = ((j.split_m ? m : n) + unit - 1) / unit;
     j.chunk = (units + tasks - 1) / tasks * unit;
-    for (int t = 0; t < tasks; t++)
-        if (g->bufsize[t] < need) {
-            free(g->buf[t]);
-            g->bufsize[t] = 0;
-            if (!(g->buf[t] = aligned_alloc(PACK_ALIGN, need))) {
-                snprintf(err, cap, "out of memory");
-                return -1;
-            }
-            g->bufsize[t] = need;
-        }
+    if (gemm_grow_buffers(g->buf, g->bufsize, tasks, need, PACK_ALIGN, err, cap))
+        return -1;
     if (tasks == 1)
         run_task(&j, 0);
     else
@@ -434,16 +441,8 @@ static int run_units(Gemm *g, const GemmTiling *tl, bool is_int, float af, float
     for (size_t i = 0; i < n; i++)
         flops += 2.0 * (double)units[i].c.rows * (double)units[i].c.cols * (double)units[i].a.cols;
     u.tasks = flops < ONE_TASK_FLOPS ? 1 : (size_t)g->threads < n ? g->threads : (int)n;
-    for (int t = 0; t < u.tasks; t++)
-        if (g->bufsize[t] < need) {
-            free(g->buf[t]);
-            g->bufsize[t] = 0;
-            if (!(g->buf[t] = aligned_alloc(PACK_ALIGN, need))) {
-                snprintf(err, cap, "out of memory");
-                return -1;
-            }
-            g->bufsize[t] = need;
-        }
+    if (gemm_grow_buffers(g->buf, g->bufsize, u.tasks, need, PACK_ALIGN, err, cap))
+        return -1;
     if (u.tasks == 1)
         unit_task(&u, 0);
     else

@@ -70,6 +70,10 @@ bool gemm_spec_same(const CgGemmSpec *a, const CgGemmSpec *b);
 int gemm_use_kernels(Gemm *g, const GemmTiling *tl, GemmType t, const CgGemmSpec *spec, CgPackConv conv_a,
                      CgPackConv conv_b, const GemmKernels *k, char *err, size_t cap);
 
+/* Grows each of the n per-task buffers buf[t] (of size[t] bytes) to at least need bytes aligned to align
+ * (contents not kept). 0, or -1 with "out of memory" in err. */
+int gemm_grow_buffers(void **buf, size_t *size, int n, size_t need, size_t align, char *err, size_t cap);
+
 /* The GEMM type of a tensor's element type. */
 GemmType gemm_type_of(ElemType e);
 

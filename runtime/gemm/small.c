@@ -183,16 +183,8 @@ int gemm_small(GemmSmall *s, TargetIsa isa, RtPool *pool, int tasks, int kc, flo
     j.mb = rows < mr ? mr : rows;
     if (!j.direct_b) {
         size_t need = (size_t)(n * k * 4 + SMALL_ALIGN - 1) / SMALL_ALIGN * SMALL_ALIGN;
-        for (int t = 0; t < tasks; t++)
-            if (s->bbufsize[t] < need) {
-                free(s->bbuf[t]);
-                s->bbufsize[t] = 0;
-                if (!(s->bbuf[t] = aligned_alloc(SMALL_ALIGN, need))) {
-                    snprintf(err, cap, "out of memory");
-                    return -1;
-                }
-                s->bbufsize[t] = need;
-            }
+        if (gemm_grow_buffers(s->bbuf, s->bbufsize, tasks, need, SMALL_ALIGN, err, cap))
+            return -1;
     }
     if (tasks == 1)
         small_task(&j, 0);
