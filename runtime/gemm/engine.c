@@ -193,21 +193,6 @@ static void run_task(void *arg, int t)
     j->k->blocks(&args);
 }
 
-int gemm_grow_buffers(void **buf, size_t *size, int n, size_t need, size_t align, char *err, size_t cap)
-{
-    for (int t = 0; t < n; t++)
-        if (size[t] < need) {
-            free(buf[t]);
-            size[t] = 0;
-            if (!(buf[t] = aligned_alloc(align, need))) {
-                snprintf(err, cap, "out of memory");
-                return -1;
-            }
-            size[t] = need;
-        }
-    return 0;
-}
-
 /* C <- beta*C (k = 0 or alpha = 0); beta = 0 stores zeros. */
 static void scale_c(const GemmView *c, bool is_int, float bf, int32_t bi)
 {
