@@ -164,6 +164,9 @@ typedef struct KernelDecl {
     uint64_t block[3];              /* rows (M), columns (N) of C and values of K per unit */
     TargetIsa isa;                  /* the ISA the geometry was checked for (never TARGET_ISA_HOST) */
     uint64_t dm_bytes;              /* bytes of one A tile plus one B tile in DM (per slice) */
+    bool tile_from_model;           /* no tile clause: tile is model_tile */
+    uint64_t model_tile[3];         /* the tiles the cache model gives the kernel's micro-tile on the program's
+                                     * caches (Prog.caches) */
 } KernelDecl;
 
 typedef struct Prog {
@@ -186,6 +189,8 @@ typedef struct Prog {
     int nkernels, kernels_cap;
     const struct AxisOverride *overrides; /* sizes that replace declared ones (prog_override_axis) */
     TargetIsa target;   /* the ISA kernels are checked for (prog_set_target); TARGET_ISA_HOST: the host's best */
+    TargetCaches caches; /* the caches kernel tiles are modelled for (prog_set_caches); l1d 0: the host's, read
+                          * when a kernel first needs them (prog_caches) */
 } Prog;
 
 /* A size that replaces the declared one of an axis (prog_override_axis), in the program's arena. */
@@ -225,6 +230,11 @@ void prog_override_axis(Prog *p, const char *name, uint64_t size);
 /* Makes p's kernel declarations be checked for (and run on) isa: their default micro-tile and panels,
  * the K groups and register budget of that ISA's table. Call before prog_parse. */
 void prog_set_target(Prog *p, TargetIsa isa);
+
+/* Makes p's kernels without a tile clause take the cache model's tiles for caches c instead of the host's
+ * (mapc's MAPC_CACHES). Call before prog_parse. The caches p uses (the host's unless set): prog_caches. */
+void prog_set_caches(Prog *p, const TargetCaches *c);
+const TargetCaches *prog_caches(Prog *p);
 
 /* Looks a name up (len bytes of name, or the whole NUL-terminated name); NULL if undeclared. Constant time. */
 const Name *prog_lookup(const Prog *p, const char *name);

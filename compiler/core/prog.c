@@ -1,4 +1,4 @@
-/* prog.c — the program object: creation, the name table, axis-size overrides and the target ISA. */
+/* prog.c — the program object: creation, the name table, axis-size overrides, the target ISA and caches. */
 #include "ast.h"
 
 #include <stdlib.h>
@@ -98,6 +98,18 @@ void prog_override_axis(Prog *p, const char *name, uint64_t size)
 void prog_set_target(Prog *p, TargetIsa isa)
 {
     p->target = isa;
+}
+
+void prog_set_caches(Prog *p, const TargetCaches *c)
+{
+    p->caches = *c;
+}
+
+const TargetCaches *prog_caches(Prog *p)
+{
+    if (!p->caches.l1d)
+        p->caches = target_host_caches();
+    return &p->caches;
 }
 
 const char *name_kind_phrase(NameKind k)

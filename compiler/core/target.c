@@ -4,16 +4,6 @@
 #include <stddef.h>
 #include <string.h>
 
-/* Cache blocks, measured on a (busy) Xeon model 207 with 48 KiB L1d and 2 MiB L2 per core: the A
- * micro-panel (mr x kc) stays in L1 while the kc x nc B block streams from L2. Every ISA uses them. */
-enum {
-    BLOCK_MC = 480,         /* A block rows: a multiple of 12, 6 and 4; 480 x 256 f32 = 480 KiB beside B's in L2 */
-    BLOCK_NC = 768,         /* B block columns: 256 x 768 f32 = 768 KiB, streamed from the 2 MiB L2 */
-    BLOCK_KC = 256,         /* K block of 4-byte panels: a 12 x 256 f32 A micro-panel is 12 KiB of the 48 KiB L1d */
-    BLOCK_KC_BF16 = 512,    /* the same bytes per panel row with 2-byte bf16 elements */
-    BLOCK_KC_I8 = 1024,     /* the same bytes per panel row with 1-byte i8 elements */
-};
-
 /* 16 registers at one accumulator per row (nr = 8) leave 16 - 1 - 1 = 14 rows. */
 enum { MAX_MR_16_REGS = 14 };
 
@@ -28,14 +18,13 @@ static const TargetInfo tables[] = {
         .default_mr = 12,   /* 12 x 32: 24 accumulators + 2 B vectors + 1 broadcast = 27 of 32 registers, */
         .default_nr = 32,   /* 24 independent FMAs per k step, enough to cover two ports' latency */
         .order = {GEMM_N, GEMM_K, GEMM_M}, /* BLIS: the B block is reused across the M blocks */
-        .mc = BLOCK_MC, .nc = BLOCK_NC,
         .inputs = {
-            [TARGET_IN_F32] = {{{1, TARGET_OP_FMA, BLOCK_KC, NULL}}, 1, 0},
-            [TARGET_IN_BF16] = {{{1, TARGET_OP_FMA, BLOCK_KC, "widened to f32"},
-                                 {2, TARGET_OP_DPBF16, BLOCK_KC_BF16, "vdpbf16ps dot products"}}, 2, 0},
-            [TARGET_IN_F16] = {{{1, TARGET_OP_FMA, BLOCK_KC, NULL}}, 1, 0},
-            [TARGET_IN_I8] = {{{1, TARGET_OP_I32_MULADD, BLOCK_KC, "i32 multiply-add"},
-                               {4, TARGET_OP_VNNI, BLOCK_KC_I8, "VNNI"}}, 2, 1},
+            [TARGET_IN_F32] = {{{1, TARGET_OP_FMA, NULL}}, 1, 0},
+            [TARGET_IN_BF16] = {{{1, TARGET_OP_FMA, "widened to f32"},
+                                 {2, TARGET_OP_DPBF16, "vdpbf16ps dot products"}}, 2, 0},
+            [TARGET_IN_F16] = {{{1, TARGET_OP_FMA, NULL}}, 1, 0},
+            [TARGET_IN_I8] = {{{1, TARGET_OP_I32_MULADD, "i32 multiply-add"},
+                               {4, TARGET_OP_VNNI, "VNNI"}}, 2, 1},
         },
     },
     [TARGET_ISA_AVX2] = {
@@ -48,12 +37,11 @@ static const TargetInfo tables[] = {
         .default_mr = 6,    /* 6 x 16: 12 accumulators + 2 B vectors + 1 broadcast = 15 of 16 registers */
         .default_nr = 16,   /* (BLIS's Haswell micro-tile) */
         .order = {GEMM_N, GEMM_K, GEMM_M},
-        .mc = BLOCK_MC, .nc = BLOCK_NC,
         .inputs = {
-            [TARGET_IN_F32] = {{{1, TARGET_OP_FMA, BLOCK_KC, NULL}}, 1, 0},
-            [TARGET_IN_BF16] = {{{1, TARGET_OP_FMA, BLOCK_KC, "widened to f32"}}, 1, 0},
-            [TARGET_IN_F16] = {{{1, TARGET_OP_FMA, BLOCK_KC, NULL}}, 1, 0},
-            [TARGET_IN_I8] = {{{1, TARGET_OP_I32_MULADD, BLOCK_KC, "i32 multiply-add"}}, 1, 0},
+            [TARGET_IN_F32] = {{{1, TARGET_OP_FMA, NULL}}, 1, 0},
+            [TARGET_IN_BF16] = {{{1, TARGET_OP_FMA, "widened to f32"}}, 1, 0},
+            [TARGET_IN_F16] = {{{1, TARGET_OP_FMA, NULL}}, 1, 0},
+            [TARGET_IN_I8] = {{{1, TARGET_OP_I32_MULADD, "i32 multiply-add"}}, 1, 0},
         },
     },
     [TARGET_ISA_PORTABLE] = {
@@ -66,12 +54,11 @@ static const TargetInfo tables[] = {
         .default_mr = 4,    /* 4 x 16: 8 accumulators, leaving registers for the separate multiplies and */
         .default_nr = 16,   /* adds of a host without FMA */
         .order = {GEMM_N, GEMM_K, GEMM_M},
-        .mc = BLOCK_MC, .nc = BLOCK_NC,
         .inputs = {
-            [TARGET_IN_F32] = {{{1, TARGET_OP_MULADD, BLOCK_KC, NULL}}, 1, 0},
-            [TARGET_IN_BF16] = {{{1, TARGET_OP_MULADD, BLOCK_KC, "widened to f32"}}, 1, 0},
-            [TARGET_IN_F16] = {{{1, TARGET_OP_MULADD, BLOCK_KC, NULL}}, 1, 0},
-            [TARGET_IN_I8] = {{{1, TARGET_OP_I32_MULADD, BLOCK_KC, "i32 multiply-add"}}, 1, 0},
+            [TARGET_IN_F32] = {{{1, TARGET_OP_MULADD, NULL}}, 1, 0},
+            [TARGET_IN_BF16] = {{{1, TARGET_OP_MULADD, "widened to f32"}}, 1, 0},
+            [TARGET_IN_F16] = {{{1, TARGET_OP_MULADD, NULL}}, 1, 0},
+            [TARGET_IN_I8] = {{{1, TARGET_OP_I32_MULADD, "i32 multiply-add"}}, 1, 0},
         },
     },
 };

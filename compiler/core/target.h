@@ -3,6 +3,7 @@
 #define MAPC_TARGET_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* The roles of a GEMM's three axes, C[M, N] = A[M, K] * B[K, N]; also the dimensions of its block loops. */
 typedef enum { GEMM_M, GEMM_N, GEMM_K } GemmRole;
@@ -27,7 +28,6 @@ typedef enum TargetOp {
 typedef struct TargetGroup {
     int g;
     TargetOp op;
-    int kc;                 /* the default K cache block with this group */
     const char *phrase;     /* what the group means in diagnostics ("widened to f32"); NULL: nothing to say */
 } TargetGroup;
 
@@ -54,7 +54,6 @@ typedef struct TargetInfo {
     int max_nv;             /* micro-tile columns: nr = v * lanes for v in 1 to max_nv */
     int default_mr, default_nr;
     GemmRole order[3];      /* the default block loops, outermost first */
-    int mc, nc;             /* the default cache blocks along M and N (K: per group) */
     TargetGroups inputs[TARGET_IN_COUNT];
 } TargetInfo;
 
@@ -98,4 +97,33 @@ bool target_tile_ok(const TargetInfo *t, int mr, int nr);
 /* The group g of input type in on t, or NULL if in cannot group K by g there. */
 const TargetGroup *target_group(const TargetInfo *t, TargetInput in, int g);
 
+/* The data caches of one core, in bytes (a cache shared by several cores counts its share). */
+typedef struct TargetCaches {
+    uint64_t l1d, l2;
+    const char *source;     /* where they were read: "sysfs", "cpuid", "MAPC_CACHES" or "assumed" (32 KiB, 1 MiB) */
+} TargetCaches;
+/* Bounds of the cache model: the smallest caches it takes, the largest, and its largest blocks. */
+enum {
+    TARGET_MIN_L1D = 4 << 10,
+    TARGET_MIN_L2 = 64 << 10,
+    TARGET_MAX_CACHE = 1 << 30,
+    TARGET_MAX_KC = 4096,
+    TARGET_MAX_BLOCK = 8192,
+};
+/* The host's caches, read at run time (once per process; thread-safe): Linux's sysfs, else CPUID's cache
+ * leaves, else the assumed sizes. */
+TargetCaches target_host_caches(void);
+/* Parses a size such as "48K", "2M", "2MiB" or "65536" (bytes); false if it is not one, or 0. */
+bool target_cache_size_parse(const char *s, uint64_t *out);
+/* Parses "L1D,L2" (each as target_cache_size_parse, within the model's bounds); source becomes "MAPC_CACHES". */
+bool target_caches_parse(const char *s, TargetCaches *out);
+/* Cache blocks of the GEMM loops, in elements: kc a multiple of 8 K groups, mc of mr, nc of nr. */
+typedef struct TargetBlocks {
+    uint64_t mc, nc, kc;
+} TargetBlocks;
+/* The cache model: the blocks an mr x nr micro-tile with K groups of g and e-byte packed elements takes on
+ * caches c. The A micro-panel (mr x kc) fills a quarter of L1d; the B block (kc x nc) 3/8 of L2 and the A block
+ * (mc x kc) a quarter of it. With shape (M, N, K sizes; may be NULL) no block exceeds its axis rounded up to
+ * its multiple, and a short K frees L2 for wider M and N blocks. */
+TargetBlocks target_cache_blocks(const TargetCaches *c, int mr, int nr, int g, uint64_t e, const uint64_t *shape);
 #endif

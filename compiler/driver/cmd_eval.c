@@ -28,9 +28,7 @@ int cmd_check(int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         if (!argv[i])
             continue;
-        Prog *p = prog_new();
-        prog_set_target(p, isa);
-        p = drv_load_into(p, argv[i], false);
+        Prog *p = drv_load_into(drv_new_prog(isa), argv[i], false);
         if (!p)
             status = DRV_EXIT_INPUT;
         prog_free(p);

@@ -41,10 +41,7 @@ static const KernelDecl *find_kernel(const Prog *p, const char *name)
 /* An empty program whose kernels are checked for the ISA of o (NULL if out of memory: load_into says so). */
 static Prog *target_prog(const RunOptions *o)
 {
-    Prog *p = prog_new();
-    if (p)
-        prog_set_target(p, o->isa);
-    return p;
+    return drv_new_prog(o->isa);
 }
 
 /* Loads FILE for o's ISA (with the --m/--n/--k overrides applied to the kernel's axes) and finds the
@@ -89,6 +86,41 @@ static bool host_for(const RtTensor *t, const Prog *p, int x, HostMat *m, int y)
     m->ri = transposed ? 1 : m->cols;
     m->ci = transposed ? m->rows : 1;
     return drv_host_alloc(m);
+}
+
+/* n bytes as "48 KiB" or "2 MiB" (whole units when they divide, else KiB). */
+static void fmt_bytes(uint64_t n, char *out, size_t cap)
+{
+    if (n % (1u << 20) == 0)
+        snprintf(out, cap, "%llu MiB", (unsigned long long)(n >> 20));
+    else
+        snprintf(out, cap, "%llu KiB", (unsigned long long)(n >> 10));
+}
+
+/* Where k's tiles come from: the cache model (no tile clause), or a remark when a declared tile is more than
+ * twice or less than half the model's. */
+static void print_tile_source(const Prog *p, const KernelDecl *k, const char *const ax[3])
+{
+    char l1[32], l2[32], caches[160];
+    fmt_bytes(p->caches.l1d, l1, sizeof l1);
+    fmt_bytes(p->caches.l2, l2, sizeof l2);
+    snprintf(caches, sizeof caches, "L1d %s and L2 %s per core, from %s", l1, l2, p->caches.source);
+    if (k->tile_from_model) {
+        printf("  tiles from the cache model (%s)\n", caches);
+        return;
+    }
+    char far[160] = "";
+    size_t n = 0;
+    for (int r = 0; r < 3; r++) {
+        uint64_t t = k->tile[r], m = k->model_tile[r];
+        if ((t > 2 * m || 2 * t < m) && n < sizeof far)
+            n += (size_t)snprintf(far + n, sizeof far - n, "%s%s %.2gx", n ? ", " : "", ax[r], (double)t / (double)m);
+    }
+    if (n)
+        printf("  remark: the tiles are far from the cache model's %s %llu, %s %llu, %s %llu (%s): %s; a kernel "
+               "without a tile clause takes the model's\n",
+               ax[0], (unsigned long long)k->model_tile[0], ax[1], (unsigned long long)k->model_tile[1], ax[2],
+               (unsigned long long)k->model_tile[2], caches, far);
 }
 
 static void print_plan(const Prog *p, const KernelDecl *k, const RtGemm *g, int threads)
@@ -137,6 +169,7 @@ static void print_plan(const Prog *p, const KernelDecl *k, const RtGemm *g, int 
            ax[0], (unsigned long long)k->tile[0], ax[1], (unsigned long long)k->tile[1], ax[2],
            (unsigned long long)k->tile[2], (unsigned long long)k->dm_bytes, ax[k->order[0]], ax[k->order[1]],
            ax[k->order[2]], rt_gemm_isa_name(g), k->mr, k->nr, rt_gemm_kgroup(g));
+    print_tile_source(p, k, ax);
     if (rt_gemm_kgroup(g) != k->kgroup)
         printf("  K groups of %d need an instruction the host CPU lacks: the panels are packed in K groups of %d\n",
                k->kgroup, rt_gemm_kgroup(g));

@@ -208,6 +208,18 @@ void drv_print_diags(const Prog *p, const Diag *from)
 }
 
 TargetIsa drv_isa = TARGET_ISA_HOST;
+TargetCaches drv_caches;
+
+Prog *drv_new_prog(TargetIsa isa)
+{
+    Prog *p = prog_new();
+    if (p) {
+        prog_set_target(p, isa != TARGET_ISA_HOST ? isa : drv_isa);
+        if (drv_caches.l1d)
+            prog_set_caches(p, &drv_caches);
+    }
+    return p;
+}
 
 bool drv_setup_cache(void)
 {
@@ -229,9 +241,7 @@ bool drv_setup_cache(void)
 
 Prog *drv_load(const char *arg, bool is_source)
 {
-    Prog *p = prog_new();
-    prog_set_target(p, drv_isa);
-    return drv_load_into(p, arg, is_source);
+    return drv_load_into(drv_new_prog(TARGET_ISA_HOST), arg, is_source);
 }
 
 Prog *drv_load_into(Prog *p, const char *arg, bool is_source)

@@ -34,6 +34,11 @@ void drv_put_diag(const char *text, FILE *f);
 /* The ISA kernel declarations are checked for: the host's best, or the environment's MAPC_ISA (avx512, avx2 or
  * portable; read by main), or a command's --isa. */
 extern TargetIsa drv_isa;
+/* The caches kernels without a tile clause are modelled for: the host's (l1d 0), or the environment's
+ * MAPC_CACHES=L1D,L2 (read by main). drv_new_prog applies both. */
+extern TargetCaches drv_caches;
+/* An empty program for drv_isa or isa (when not TARGET_ISA_HOST) and drv_caches; NULL if out of memory. */
+Prog *drv_new_prog(TargetIsa isa);
 /* Points the JIT's on-disk cache at $MAPC_CACHE_DIR (none when it is set but empty), else
  * $XDG_CACHE_HOME/mapc, else $HOME/.cache/mapc. false if out of memory. */
 bool drv_setup_cache(void);

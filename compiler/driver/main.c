@@ -35,7 +35,9 @@ static const char usage_text[] =
     "                              COMMAND: always)\n"
     "exit status: 0 success (and \"equivalent\"), 1 an error in the input, a failed assertion\n"
     "or \"not equivalent\", 2 wrong command-line usage.\n"
-    "environment: MAPC_ISA=avx512|avx2|portable checks and runs kernels for that ISA (default: the host's best).\n";
+    "environment: MAPC_ISA=avx512|avx2|portable checks and runs kernels for that ISA (default: the host's best).\n"
+    "  MAPC_CACHES=L1D,L2 (as 48K,2M) gives kernels without a tile clause the tiles of those caches per core\n"
+    "  (default: the host's, read at run time).\n";
 
 static const struct {
     const char *name, *help;
@@ -175,6 +177,11 @@ int main(int argc, char **argv)
     const char *isa = getenv("MAPC_ISA");
     if (isa && *isa && !target_isa_parse(isa, &drv_isa))
         return drv_usage_error("MAPC_ISA takes avx512, avx2 or portable, not '%s'", isa);
+    /* MAPC_CACHES=L1D,L2 models kernel tiles for those caches instead of the host's */
+    const char *caches = getenv("MAPC_CACHES");
+    if (caches && *caches && !target_caches_parse(caches, &drv_caches))
+        return drv_usage_error("MAPC_CACHES takes the L1 data and L2 cache sizes of one core, as in 48K,2M (4K to 1G "
+                               "and 64K to 1G), not '%s'", caches);
     if (!drv_setup_cache()) {
         fputs("mapc: out of memory\n", stderr);
         return DRV_EXIT_INPUT;

@@ -103,6 +103,12 @@ const Name *sema_lookup(Parser *ps, Token t);
 Name *sema_define(Parser *ps, Token name, NameKind kind);
 const Map *sema_checked(Parser *ps, const Map *m, Loc loc, const char *why);
 int sema_add_axis(Prog *p, const char *name, uint64_t size, Loc loc);
+
+/* ---- the cache model's tiles (kernel_tile.c) ---- */
+/* The tiles (M, N, K) the cache model gives kernel k (axes, operands known) with an mr x nr micro-tile and K
+ * groups of g on p's caches (prog_caches): target_cache_blocks for the kernel's sizes, shrunk until one A tile
+ * and one B tile fit a slice's DM (B first, to 3/4 of it; then A; then K), and cut at each axis's size. */
+void sema_model_tile(Prog *p, const KernelDecl *k, int mr, int nr, int g, uint64_t out[3]);
 /* A cell with coordinate storage in the program's arena, and a cell's text in the arena. */
 Cell sema_new_cell(Prog *p);
 const char *sema_cell_text(Prog *p, const Cell *c);

@@ -296,7 +296,8 @@ static void clause_pack(Parser *ps, KernelScope *ks, Token word, const KItem *it
     Prog *p = ps->prog;
     if (!ks->seen[CL_TILE].line) {
         if (!body_broken(ps, ks))
-            diag_error(D(ps), word.loc, "pack needs the tile sizes; write the tile clause first");
+            diag_error(D(ps), word.loc, "pack needs the tile sizes; write the tile clause first (a kernel without "
+                                        "one takes the cache model's tiles and the default panels)");
         return;
     }
     if (items->next || items->kind != KITEM_MAP) {
@@ -653,7 +654,7 @@ static bool kernel_panels(Parser *ps, KernelScope *ks)
                 u64_mul(ea, pe, &ba) && u64_mul(eb, pe, &bb) && !__builtin_add_overflow(ba, bb, &k->dm_bytes);
     uint64_t limit = tensor_default_limits().dm_slice_bytes;
     if (!fits) {
-        diag_error(D(ps), ks->seen[CL_TILE],
+        diag_error(D(ps), ks->seen[CL_TILE].line ? ks->seen[CL_TILE] : k->loc,
                    "kernel %s: tiles %s %llu, %s %llu, %s %llu: the bytes of one A tile and one B tile overflow 64 "
                    "bits (a slice's DM holds %llu)",
                    k->name, ks->ax[GEMM_M], U(tile[GEMM_M]), ks->ax[GEMM_N], U(tile[GEMM_N]), ks->ax[GEMM_K],
@@ -661,13 +662,29 @@ static bool kernel_panels(Parser *ps, KernelScope *ks)
         return false;
     }
     if (k->dm_bytes > limit) {
-        diag_error(D(ps), ks->seen[CL_TILE],
+        diag_error(D(ps), ks->seen[CL_TILE].line ? ks->seen[CL_TILE] : k->loc,
                    "kernel %s: one A tile and one B tile need %llu bytes of DM per slice (A %llu + B %llu), more than "
                    "the %llu of a slice",
                    k->name, U(k->dm_bytes), U(ba), U(bb), U(limit));
         return false;
     }
     return true;
+}
+
+/* No tile clause: the cache model's tiles for the ISA's default micro-tile and K group; creates the tile axes. */
+static void model_tiles(Parser *ps, KernelScope *ks)
+{
+    Prog *p = ps->prog;
+    KernelDecl *k = ks->k;
+    const TargetInfo *ti = ks->t;
+    sema_model_tile(p, k, ti->default_mr, ti->default_nr, default_group(ks, k->a->elem), k->tile);
+    for (int r = GEMM_M; r <= GEMM_K; r++) {
+        k->model_tile[r] = k->tile[r];
+        k->tile_axis[r] = sema_add_axis(p, p->axes[k->axis[r]].name, k->tile[r], k->loc);
+        p->axes[k->tile_axis[r]].local = true;
+    }
+    k->tile_from_model = true;
+    ks->tiled = true;
 }
 
 void sema_kernel_end(Parser *ps)
@@ -678,13 +695,15 @@ void sema_kernel_end(Parser *ps)
     if (ks->dead)
         return;
     KernelDecl *k = ks->k;
-    if (!ks->seen[CL_TILE].line && ks->axes_ok && !body_broken(ps, ks))
-        diag_error(D(ps), k->loc, "kernel %s needs a tile clause, as in tile %s = 96, %s = 384, %s = 256", k->name,
-                   ks->ax[GEMM_M], ks->ax[GEMM_N], ks->ax[GEMM_K]);
+    if (!ks->seen[CL_TILE].line && ks->axes_ok && ks->operands_ok && !ks->pack_at[OP_A].line &&
+        !ks->pack_at[OP_B].line && !body_broken(ps, ks) && p->diags.count == ks->errors)
+        model_tiles(ps, ks);
     /* a rejected pack clause (reported) leaves the panels unknown: nothing more to say about them */
     bool packs_ok = (!ks->pack_at[OP_A].line || ks->pack[OP_A]) && (!ks->pack_at[OP_B].line || ks->pack[OP_B]);
     if (!ks->tiled || !ks->operands_ok || !packs_ok || !kernel_panels(ps, ks) || p->diags.count != ks->errors)
         return;
+    if (!k->tile_from_model)
+        sema_model_tile(p, k, k->mr, k->nr, k->kgroup, k->model_tile);
     const int *ta = k->tile_axis;
     k->pack_a = ks->pack[OP_A] ? ks->pack[OP_A]
                                : panel_map(p, ta[GEMM_M], ta[GEMM_K], k->pack_mr, k->pack_kgroup, k->loc);

@@ -17,12 +17,7 @@ static TargetInput input_of(GemmType t)
     return TARGET_IN_F32;
 }
 
-static int round_up(int n, int m)
-{
-    return (n + m - 1) / m * m;
-}
-
-GemmPlan gemm_plan(TargetIsa isa, const GemmFeatures *f, GemmType t)
+GemmPlan gemm_plan(TargetIsa isa, const GemmFeatures *f, GemmType t, const TargetCaches *c)
 {
     const TargetInfo *ti = target_info(isa);
     const TargetGroups *gs = &ti->inputs[input_of(t)];
@@ -35,9 +30,12 @@ GemmPlan gemm_plan(TargetIsa isa, const GemmFeatures *f, GemmType t)
     GemmPlan p = {0};
     cg_gemm_spec_for(ti, grp->op, input_of(t), ti->default_mr, ti->default_nr, ti->order, &p.spec, &p.conv_a,
                      &p.conv_b);
-    p.kc = grp->kc;
-    p.mc = round_up(ti->mc, p.spec.mr);
-    p.nc = round_up(ti->nc, ti->default_nr);
+    /* grouped elements are packed as they are, single ones widened to the 4-byte accumulator type */
+    uint64_t e = grp->g > 1 ? (uint64_t)gemm_type_size(t) : 4;
+    TargetBlocks b = target_cache_blocks(c, p.spec.mr, p.spec.nv * p.spec.vl, grp->g, e, NULL);
+    p.kc = (int)b.kc;
+    p.mc = (int)b.mc;
+    p.nc = (int)b.nc;
     return p;
 }
 

@@ -50,6 +50,7 @@ static void cpu_init(void)
      * Emerald Rapids) on a single port, no faster than two FMA ports, so there bf16 is widened to f32
      * in packing and runs on the f32 kernel (measured: 0.55x vs 1.0x of f32 on a Xeon model 207). */
     cpu.zen = (sig && strncmp(sig, "znver", 5) == 0) || cpuid_zen();
+    cpu.caches = target_host_caches();
 }
 
 const GemmCpu *gemm_cpu(void)

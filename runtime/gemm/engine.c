@@ -144,7 +144,7 @@ int gemm_prepare(Gemm *g, GemmType t, char *err, size_t cap)
                  v);
         return -1;
     }
-    GemmPlan p = gemm_plan(g->isa, &g->feat, t);
+    GemmPlan p = gemm_plan(g->isa, &g->feat, t, &gemm_cpu()->caches);
     return engine_kernels(g, t, &p, err, cap) ? 0 : -1;
 }
 
@@ -274,7 +274,7 @@ static int run(Gemm *g, const GemmTiling *tl, bool is_int, float af, float bf, i
         j.c = gemm_view(c->data, c->len, c->cols, c->rows, c->cs, c->rs, c->type);
     }
     if (!tl) {
-        p = gemm_plan(g->isa, &g->feat, a->type);
+        p = gemm_plan(g->isa, &g->feat, a->type, &gemm_cpu()->caches);
         if (!(j.k = engine_kernels(g, a->type, &p, err, cap)))
             return -1;
     }

@@ -33,6 +33,7 @@ typedef struct GemmCpu {
     bool bf16;              /* avx512bf16: vdpbf16ps */
     bool vnni;              /* avx512vnni: vpdpbusd */
     bool zen;               /* an AMD Zen core, where vdpbf16ps runs at twice the f32 FMA rate */
+    TargetCaches caches;    /* its data caches per core (target_host_caches): the engine's cache blocks */
 } GemmCpu;
 
 /* The host CPU, found once per process (thread-safe). */
@@ -95,9 +96,9 @@ typedef struct GemmFeatures {
     bool vnni;              /* the host has vpdpbusd (i8 K groups of 4; the engine's own plans use it) */
 } GemmFeatures;
 
-/* The engine's plan for input type t on isa: its table's default micro-tile and cache blocks, with the
- * widest K group of t whose instruction f allows. */
-GemmPlan gemm_plan(TargetIsa isa, const GemmFeatures *f, GemmType t);
+/* The engine's plan for input type t on isa: its table's default micro-tile, with the widest K group of t whose
+ * instruction f allows, and the cache model's blocks for caches c (target_cache_blocks). */
+GemmPlan gemm_plan(TargetIsa isa, const GemmFeatures *f, GemmType t, const TargetCaches *c);
 /* The K group a tiling's kgroup runs with on a host of features f: kgroup, or isa's first group for t (a
  * multiply-add every host of the ISA has, widening in packing) when kgroup's dot-product instruction is one
  * f lacks (vdpbf16ps or vpdpbusd on an AVX-512 CPU without them). A group isa's table lacks is returned as

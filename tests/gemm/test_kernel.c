@@ -6,7 +6,8 @@
  * dimension, blocked (padded where the block does not divide), a tiled![...] descriptor, a whole axis on the
  * Chip mapping (an axis may also be split between Chip and Element, docs/language.md §5; chip_split_case checks that it is
  * accepted), replicated over 2 chips (m![2]); and a kernel with random tiles
- * (1..64), pack panels, order and split, some clauses left to their defaults. It parses the program without
+ * (1..64) or none (the cache model's, for the host's caches or small ones), pack panels, order and split, some
+ * clauses left to their defaults. It parses the program without
  * diagnostics, runs the kernel through rt_gemm on 1 or 2 threads, and checks:
  *   - the KernelDecl: tiles, order, split (and their defaults), the recognized panel geometry lays the tile out
  *     as the panels written;
@@ -230,6 +231,8 @@ typedef struct Case {
     double alpha, beta;
     const Layout *layout[3];        /* A, B, C */
     uint64_t tile[3];               /* M, N, K; 0: do not check */
+    bool model_tile;                /* no tile clause: the cache model's tiles, for caches (l1d 0: the host's) */
+    TargetCaches caches;
     int mr, nr, kgroup;             /* the pack clauses written (0: left to the defaults) */
     int order[3];                   /* -1: default */
     int split;                      /* -1: default */
@@ -240,7 +243,7 @@ typedef struct Case {
 /* Coverage of the generated cases whose product ran, printed at the end. */
 static struct {
     int cases, types[NTYPES], threads[3], layouts[3][NTYPES][NLAYOUTS], strided[3][2], beta_zero;
-    int pack_defaults, order_defaults, split_defaults;
+    int pack_defaults, order_defaults, split_defaults, model_tiles;
 } cov;
 
 /* Prints the diagnostics of p and the program text. */
@@ -316,7 +319,21 @@ static void check_decl(const Prog *p, const KernelDecl *k, const Case *cs)
     bool axes_ok = true, tiles_ok = true;
     for (int r = 0; r < 3; r++) {
         axes_ok &= strcmp(p->axes[k->axis[r]].name, axis_names[r]) == 0;
-        tiles_ok &= k->tile[r] == cs->tile[r] && p->axes[k->tile_axis[r]].size == cs->tile[r];
+        uint64_t want = cs->model_tile ? k->model_tile[r] : cs->tile[r];
+        tiles_ok &= k->tile[r] == want && p->axes[k->tile_axis[r]].size == want;
+    }
+    if (cs->model_tile) {
+        /* the model's tiles: within the axes, whole panels unless one tile holds the axis, fitting one slice */
+        uint64_t w[3] = {(uint64_t)k->mr, (uint64_t)k->nr, (uint64_t)k->kgroup};
+        bool fit = k->tile_from_model && k->dm_bytes <= tensor_default_limits().dm_slice_bytes;
+        for (int r = 0; r < 3; r++) {
+            uint64_t n = p->axes[k->axis[r]].size, t = k->tile[r];
+            fit &= t >= 1 && t <= n && (t == n || t % w[r] == 0);
+        }
+        CHECK(fit, "model tiles %llu %llu %llu (axes %llu %llu %llu, micro-tile %dx%d g %d, %llu bytes of DM; caches "
+              "%llu, %llu)", U(k->tile[0]), U(k->tile[1]), U(k->tile[2]), U(p->axes[k->axis[0]].size),
+              U(p->axes[k->axis[1]].size), U(p->axes[k->axis[2]].size), k->mr, k->nr, k->kgroup, U(k->dm_bytes),
+              U(p->caches.l1d), U(p->caches.l2));
     }
     CHECK(axes_ok, "kernel axes");
     CHECK(tiles_ok, "tiles %llu %llu %llu, declared %llu %llu %llu", U(k->tile[0]), U(k->tile[1]), U(k->tile[2]),
@@ -405,6 +422,8 @@ static bool run_case(const Case *cs)
 {
     Prog *p = prog_new();
     prog_set_target(p, isa);
+    if (cs->caches.l1d)
+        prog_set_caches(p, &cs->caches);
     static const char *const axis_names[3] = {"M", "N", "K"};
     for (int r = 0; r < 3; r++)
         if (cs->override[r])
@@ -421,7 +440,7 @@ static bool run_case(const Case *cs)
         prog_free(p);
         return false;
     }
-    if (cs->tile[0])
+    if (cs->tile[0] || cs->model_tile)
         check_decl(p, k, cs);
 
     RtConfig cfg = rt_default_config();
@@ -753,9 +772,19 @@ static void generated_case(int n)
         panel_text(packs, sizeof packs, "N", cs.tile[GEMM_N], cs.nr, cs.tile[GEMM_K], cs.kgroup);
         harness_cat(packs, sizeof packs, ";\n");
     }
-    harness_cat(text, sizeof text,
-                "kernel kn: C[M, N] = A[M, K] * B[K, N] {\n    tile M = %llu, N = %llu, K = %llu;\n%s", U(cs.tile[0]),
-                U(cs.tile[1]), U(cs.tile[2]), packs);
+    if (!ge->packs && rng_below(&rng, 5) == 0) {
+        /* no tile clause: the cache model's tiles, for the host's caches or small ones (several blocks) */
+        cs.model_tile = true;
+        if (rng_below(&rng, 2)) {
+            static const uint64_t l1[] = {4 << 10, 8 << 10, 32 << 10, 48 << 10}, l2[] = {64 << 10, 256 << 10, 2 << 20};
+            cs.caches = (TargetCaches){.l1d = l1[rng_below(&rng, 4)], .l2 = l2[rng_below(&rng, 3)], .source = "test"};
+        }
+        harness_cat(text, sizeof text, "kernel kn: C[M, N] = A[M, K] * B[K, N] {\n");
+    } else {
+        harness_cat(text, sizeof text,
+                    "kernel kn: C[M, N] = A[M, K] * B[K, N] {\n    tile M = %llu, N = %llu, K = %llu;\n%s",
+                    U(cs.tile[0]), U(cs.tile[1]), U(cs.tile[2]), packs);
+    }
     if (ge->order[0] >= 0) {
         memcpy(cs.order, ge->order, sizeof cs.order);
         harness_cat(text, sizeof text, "    order %s, %s, %s;\n", axis_names[cs.order[0]], axis_names[cs.order[1]],
@@ -798,6 +827,7 @@ static void generated_case(int n)
         cov.threads[cs.threads]++;
         cov.beta_zero += cs.beta == 0;
         cov.pack_defaults += !ge->packs;
+        cov.model_tiles += cs.model_tile;
         cov.order_defaults += ge->order[0] < 0;
         cov.split_defaults += cs.split < 0;
         for (int o = 0; o < 3; o++)
@@ -1076,9 +1106,9 @@ int main(int argc, char **argv)
     for (int n = 0; n < cases; n++)
         generated_case(n);
     printf("generated: %d cases, %d ran (%d f32, %d bf16, %d f16, %d i8; %d on 1 thread, %d on 2; %d with beta 0;"
-           " defaults: pack %d, order %d, split %d)\n",
+           " defaults: tile %d, pack %d, order %d, split %d)\n",
            cases, cov.cases, cov.types[0], cov.types[1], cov.types[2], cov.types[3], cov.threads[1], cov.threads[2],
-           cov.beta_zero, cov.pack_defaults, cov.order_defaults, cov.split_defaults);
+           cov.beta_zero, cov.model_tiles, cov.pack_defaults, cov.order_defaults, cov.split_defaults);
     if (skipped)
         printf("skipped: %d cases whose kernels the host cannot run\n", skipped);
     for (int o = 0; o < 3; o++) {

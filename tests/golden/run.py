@@ -13,6 +13,7 @@ comments carry directives, one per line:
                            the default of every RUN line); otherwise 0
   // STDIN: FILE           the standard input of the RUN line above it is FILE, relative to the
                            case's directory (%s: the case itself); otherwise it is empty
+  // ENV: NAME=VALUE       the RUN line above it runs with that environment variable set
   // CONTAINS: TEXT        stdout contains TEXT (then NAME.out is optional)
   // ERR-CONTAINS: TEXT    stderr contains TEXT (then NAME.err is optional)
 
@@ -35,13 +36,14 @@ import subprocess
 import sys
 import tempfile
 
-DIRECTIVE = re.compile(r"^\s*//\s*(RUN|RUN-RAW|EXIT|STDIN|CONTAINS|ERR-CONTAINS):\s?(.*?)\s*$")
+DIRECTIVE = re.compile(r"^\s*//\s*(RUN|RUN-RAW|EXIT|STDIN|ENV|CONTAINS|ERR-CONTAINS):\s?(.*?)\s*$")
 VALGRIND_STATUS = 97
 SANITIZER_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:", "UndefinedBehaviorSanitizer")
 
 
 def parse_case(path):
-    """The runs (argv, expected status, stdin file or None), stdout and stderr substrings of one case."""
+    """The runs (argv, expected status, stdin file or None, extra environment), stdout and stderr substrings of
+    one case."""
     runs, contains, err_contains = [], [], []
     default_exit = 0
     with open(path, "rb") as f:
@@ -55,10 +57,10 @@ def parse_case(path):
             words = shlex.split(arg)
             if not words:
                 raise ValueError("empty RUN directive")
-            runs.append([[words[0], os.path.basename(path)] + words[1:], None, None])
+            runs.append([[words[0], os.path.basename(path)] + words[1:], None, None, {}])
         elif kind == "RUN-RAW":
             words = [os.path.basename(path) if w == "%s" else w for w in shlex.split(arg)]
-            runs.append([words, None, None])
+            runs.append([words, None, None, {}])
         elif kind == "EXIT":
             if runs:
                 runs[-1][1] = int(arg)
@@ -68,6 +70,11 @@ def parse_case(path):
             if not runs:
                 raise ValueError("STDIN before any RUN directive")
             runs[-1][2] = os.path.basename(path) if arg == "%s" else arg
+        elif kind == "ENV":
+            if not runs or "=" not in arg:
+                raise ValueError("ENV needs NAME=VALUE after a RUN directive")
+            name, value = arg.split("=", 1)
+            runs[-1][3][name] = value
         elif kind == "CONTAINS":
             contains.append(arg)
         else:
@@ -101,8 +108,9 @@ def run_case(mapc, path, valgrind, verbose):
         return ["no RUN directive"]
     cwd = os.path.dirname(os.path.abspath(path))
     problems, out, err = [], "", ""
-    for argv, want_status, stdin_file in runs:
+    for argv, want_status, stdin_file, extra_env in runs:
         cmd = [mapc] + argv
+        env = dict(os.environ, **extra_env)
         log = None
         if valgrind:
             fd, log = tempfile.mkstemp(prefix="mapc-vg-", suffix=".log")
@@ -111,10 +119,10 @@ def run_case(mapc, path, valgrind, verbose):
                    "--error-exitcode=%d" % VALGRIND_STATUS, "--log-file=" + log, "-q"] + cmd
         try:
             if stdin_file is None:
-                p = subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+                p = subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, timeout=120, env=env)
             else:
                 with open(os.path.join(cwd, stdin_file), "rb") as f:
-                    p = subprocess.run(cmd, cwd=cwd, stdin=f, capture_output=True, timeout=120)
+                    p = subprocess.run(cmd, cwd=cwd, stdin=f, capture_output=True, timeout=120, env=env)
         except subprocess.TimeoutExpired:
             problems.append("timeout: %s" % shlex.join(argv))
             continue
