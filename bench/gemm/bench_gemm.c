@@ -213,9 +213,10 @@ static void note_impl(char *slot, const PeerDnnl *d)
 
 static void print_header(void)
 {
-    printf("%-14s %1s | %6s %6s %6s %6s %6s | %5s %5s %5s %4s | %6s %6s %6s %5s %5s | %6s %6s %6s %5s %5s | %s\n",
-           "shape MxNxK", "T", "kernel", "engine", "OpenBL", "BLIS", "oneDNN", "k/pr", "e/pr", "k/e", "%pk", "bf16",
-           "dnnl", "dn512", "r", "r512", "i8", "dnnl", "dn512", "r", "r512", "retried");
+    printf("%-14s %1s | %6s %6s %6s %6s %6s %6s | %5s %5s %5s %5s %5s %4s | %6s %6s %6s %5s %5s | %6s %6s %6s %5s %5s "
+           "| %s\n",
+           "shape MxNxK", "T", "kernel", "model", "engine", "OpenBL", "BLIS", "oneDNN", "k/pr", "m/pr", "e/pr", "k/e",
+           "m/e", "%pk", "bf16", "dnnl", "dn512", "r", "r512", "i8", "dnnl", "dn512", "r", "r512", "retried");
 }
 
 /* Prints a rate, or "-" when the contender does not exist. */
@@ -228,6 +229,7 @@ static void bench_shape(Bench *bn, Gemm *g, int threads, int64_t m, int64_t n, i
     Case c = case_new(m, n, k, g);
     const int64_t size[3] = {m, n, k};
     KernelRun kr = kernel_new("gemm.map", "sgemm", size, threads, c.a, c.b);
+    KernelRun km = kernel_new("gemm.map", "sgemm_model", size, threads, c.a, c.b);
     PeerSgemm ps = {.m = m, .n = n, .k = k, .a = c.a, .b = c.b, .c = c.c};
     PeerDnnl *df = dnnl_for(&c, PEER_F32, false), *db = dnnl_for(&c, PEER_BF16, false);
     PeerDnnl *db5 = dnnl_for(&c, PEER_BF16, true), *di = dnnl_for(&c, PEER_U8S8, false);
@@ -238,9 +240,9 @@ static void bench_shape(Bench *bn, Gemm *g, int threads, int64_t m, int64_t n, i
     note_impl(bn->impl_bf16[1], db5);
     note_impl(bn->impl_i8[0], di);
     note_impl(bn->impl_i8[1], di5);
-    enum { KERNEL, ENGINE, OPENBLAS, BLIS, DNNL, BF16, DNNL_BF16, DNNL_BF16_512, I8, DNNL_I8, DNNL_I8_512, N };
+    enum { KERNEL, MODEL, ENGINE, OPENBLAS, BLIS, DNNL, BF16, DNNL_BF16, DNNL_BF16_512, I8, DNNL_I8, DNNL_I8_512, N };
     Contender cs[N] = {
-        [KERNEL] = {call_kernel, &kr},        [ENGINE] = {call_engine_f32, &c},   [OPENBLAS] = {peer_openblas, &ps},
+        [KERNEL] = {call_kernel, &kr},        [MODEL] = {call_kernel, &km},       [ENGINE] = {call_engine_f32, &c},   [OPENBLAS] = {peer_openblas, &ps},
         [BLIS] = {peer_blis, &ps},            [DNNL] = {peer_dnnl_run, df},       [BF16] = {call_engine_bf16, &c},
         [DNNL_BF16] = {peer_dnnl_run, db},    [DNNL_BF16_512] = {peer_dnnl_run, db5},
         [I8] = {call_engine_i8, &c},          [DNNL_I8] = {peer_dnnl_run, di},    [DNNL_I8_512] = {peer_dnnl_run, di5}};
@@ -267,8 +269,10 @@ static void bench_shape(Bench *bn, Gemm *g, int threads, int64_t m, int64_t n, i
         cell(r[i], 6);
     printf(" |");
     ratio(r[KERNEL], best, 5);
+    ratio(r[MODEL], best, 5);
     ratio(r[ENGINE], best, 5);
     ratio(r[KERNEL], r[ENGINE], 5);
+    ratio(r[MODEL], r[ENGINE], 5);
     printf(" %3.0f%% |", 100 * r[ENGINE] / bn->peak_f32[threads]);
     for (int i = BF16; i <= DNNL_BF16_512; i++)
         cell(r[i], 6);
@@ -282,6 +286,7 @@ static void bench_shape(Bench *bn, Gemm *g, int threads, int64_t m, int64_t n, i
     printf(" | %d\n", bn->stats.retried - retried);
     fflush(stdout);
     kernel_free(&kr);
+    kernel_free(&km);
     PeerDnnl *ds[] = {df, db, db5, di, di5};
     for (size_t i = 0; i < sizeof ds / sizeof *ds; i++)
         peer_dnnl_free(ds[i]);
@@ -432,9 +437,10 @@ int main(int argc, char **argv)
             gemm_free(g);
         }
     }
-    printf("kernel: the declared sgemm of samples/gemm/gemm.map (mapc run) at each shape; engine: gemm_f32 / gemm_i8 "
-           "with its own plan; k/pr, e/pr: kernel and engine over the best of OpenBLAS, BLIS, oneDNN; k/e: kernel "
-           "over engine; %%pk: engine over the f32 FMA peak measured above (x cores)\n"
+    printf("kernel: the declared sgemm of samples/gemm/gemm.map (mapc run) at each shape, its tiles as declared; "
+           "model: its sgemm_model, without a tile clause (the cache model's tiles for this machine); engine: "
+           "gemm_f32 / gemm_i8 with its own plan; k/pr, m/pr, e/pr: kernel, model and engine over the best of "
+           "OpenBLAS, BLIS, oneDNN; k/e, m/e: kernel and model over engine; %%pk: engine over the f32 FMA peak measured above (x cores)\n"
            "bf16, i8: the engine; dnnl: oneDNN's matmul, first choice (bf16 %s, u8*s8 %s); dn512: its best without "
            "AMX (bf16 %s, u8*s8 %s), shown where the first choice uses AMX; r, r512: mapc over each\n"
            "batches retried: %d of %d (kept after %d retries: %d)\n",

@@ -189,10 +189,12 @@ TargetBlocks target_cache_blocks(const TargetCaches *c, int mr, int nr, int g, u
         kc = round_down(TARGET_MAX_KC, 8 * ug, 8 * ug);
     if (shape && kc > round_up(shape[GEMM_K], ug))
         kc = round_up(shape[GEMM_K], ug); /* a short K leaves L2 room for wider blocks below */
-    /* the kc x nc B block takes 3/8 of L2 and the mc x kc A block a quarter: both stay there, with room for
-     * the C rows the micro-kernel updates */
-    TargetBlocks b = {.kc = kc, .nc = round_down(c->l2 * 3 / 8 / (kc * e), unr, unr),
-                      .mc = round_down(c->l2 / 4 / (kc * e), umr, umr)};
+    /* the micro-kernels sweep each A micro-panel (in L1) across the whole kc x nc B block, which stays in L2: it
+     * takes half of it, leaving room for the C rows being updated and the A panels streaming past. A is not
+     * reused from L2 in that order, so the mc x kc A block need not fit beside B: half of L2 again, which
+     * spreads the cost of each macro-kernel call and of packing B over more rows */
+    TargetBlocks b = {.kc = kc, .nc = round_down(c->l2 / 2 / (kc * e), unr, unr),
+                      .mc = round_down(c->l2 / 2 / (kc * e), umr, umr)};
     if (b.nc > TARGET_MAX_BLOCK)
         b.nc = round_down(TARGET_MAX_BLOCK, unr, unr);
     if (b.mc > TARGET_MAX_BLOCK)

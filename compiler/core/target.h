@@ -117,13 +117,15 @@ TargetCaches target_host_caches(void);
 bool target_cache_size_parse(const char *s, uint64_t *out);
 /* Parses "L1D,L2" (each as target_cache_size_parse, within the model's bounds); source becomes "MAPC_CACHES". */
 bool target_caches_parse(const char *s, TargetCaches *out);
-/* Cache blocks of the GEMM loops, in elements: kc a multiple of 8 K groups, mc of mr, nc of nr. */
+/* Cache blocks of the GEMM loops, in elements: kc a multiple of 8 K groups (or a short K rounded up to its
+ * group), mc a multiple of mr, nc of nr. */
 typedef struct TargetBlocks {
     uint64_t mc, nc, kc;
 } TargetBlocks;
 /* The cache model: the blocks an mr x nr micro-tile with K groups of g and e-byte packed elements takes on
- * caches c. The A micro-panel (mr x kc) fills a quarter of L1d; the B block (kc x nc) 3/8 of L2 and the A block
- * (mc x kc) a quarter of it. With shape (M, N, K sizes; may be NULL) no block exceeds its axis rounded up to
- * its multiple, and a short K frees L2 for wider M and N blocks. */
+ * caches c, for micro-kernels that sweep each A micro-panel across the B block (CgGemmSpec.a_outer). The A
+ * micro-panel (mr x kc) fills a quarter of L1d; the B block (kc x nc) half of L2, and the A block (mc x kc) half
+ * of it too (A is not reused from L2). With shape (M, N, K sizes; may be NULL) no block exceeds its axis rounded
+ * up to its multiple, and a short K frees L2 for wider M and N blocks. */
 TargetBlocks target_cache_blocks(const TargetCaches *c, int mr, int nr, int g, uint64_t e, const uint64_t *shape);
 #endif
