@@ -411,6 +411,17 @@ static int run_units(Gemm *g, const GemmTiling *tl, bool is_int, float af, float
     }
     if (n == 0)
         return 0;
+    /* one f32 unit whose K is one k block of the tiling: the small-product path reads A and B as they are, with
+     * the packed path's per-element arithmetic (k in order from zero, then alpha and beta), so the DM tiles need
+     * no packing and the call no loop nest */
+    if (n == 1 && !is_int && units[0].a.cols <= (uint64_t)tl->kc) {
+        double flops = 2.0 * (double)units[0].c.rows * (double)units[0].c.cols * (double)units[0].a.cols;
+        int tasks = flops < ONE_TASK_FLOPS ? 1 : g->threads;
+        int r = gemm_small(g->small, g->isa, g->pool, tasks, (int)tl->kc, af, bf, &units[0].a, &units[0].b,
+                           &units[0].c, err, cap);
+        if (r)
+            return r < 0 ? -1 : 0;
+    }
     UnitJob u = {.j = {.g = g, .is_int = is_int, .af = af, .bf = bf, .ai = ai, .bi = bi}, .units = units, .n = n};
     GemmPlan p;
     if (tiled_kernels(g, tl, units[0].a.type, &p, &u.j, err, cap))

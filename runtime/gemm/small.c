@@ -3,9 +3,7 @@
 #include "gemm_impl.h"
 #include "pool.h"
 
-#include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 /* B is read unpacked when it is at most this many bytes: its panels then stay in L1 whatever its row
  * stride (a larger B at a power-of-two stride would fight over a few L1 and L2 sets). */
@@ -16,8 +14,6 @@ enum { MIN_ACCUMULATORS = 8 };
  * accumulator count wins more than a divisor of M saves on the edge (measured 4096 x 4096 x 64 f32 on a Zen 5:
  * 8 x 32 tiles 4% slower than the packed 12 x 32 path). */
 #define DEFAULT_TILE_FLOPS 8e6
-/* The L2 size assumed when the system does not tell it. */
-enum { DEFAULT_L2_BYTES = 1024 * 1024 };
 /* Packed B panels start on a cache line. */
 enum { SMALL_ALIGN = 64 };
 
@@ -31,27 +27,8 @@ struct GemmSmall {
     void **bbuf;            /* per task: B packed for the whole row of panels */
     size_t *bbufsize;
     int tasks;
-    int64_t l2;             /* bytes of one core's L2 */
+    int64_t l2;             /* bytes of one core's L2 (the host's caches, target_host_caches) */
 };
-
-/* One core's L2 in bytes, from the system (sysconf, then sysfs), else DEFAULT_L2_BYTES. */
-static int64_t l2_bytes(void)
-{
-    long v = -1;
-#ifdef _SC_LEVEL2_CACHE_SIZE
-    v = sysconf(_SC_LEVEL2_CACHE_SIZE);
-#endif
-    if (v > 0)
-        return v;
-    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index2/size", "r");
-    long kib = 0;
-    if (f) {
-        if (fscanf(f, "%ldK", &kib) != 1)
-            kib = 0;
-        fclose(f);
-    }
-    return kib > 0 ? (int64_t)kib * 1024 : DEFAULT_L2_BYTES;
-}
 
 GemmSmall *gemm_small_new(int tasks)
 {
@@ -62,7 +39,7 @@ GemmSmall *gemm_small_new(int tasks)
         return NULL;
     }
     s->tasks = tasks;
-    s->l2 = l2_bytes();
+    s->l2 = (int64_t)gemm_cpu()->caches.l2;
     return s;
 }
 

@@ -90,7 +90,7 @@ for status in ("0", "1", "2"):
     check(re.search(r"^\s+%s\s" % status, page.split("EXIT STATUS", 1)[-1], re.M), "the page documents exit status %s" % status)
 
 # names a file declares, as the completion offers them
-check(complete("run", "samples/gemm/gemm.map", "") == {"sgemm", "bf16gemm", "igemm"}, "run completes the kernels of gemm.map")
+check(complete("run", "samples/gemm/gemm.map", "") == {"sgemm", "sgemm_model", "bf16gemm", "igemm"}, "run completes the kernels of gemm.map")
 check(complete("where", "tests/golden/tensor/where-spec.map", "D") == {"Dm"}, "where completes the tensors of a file")
 check({"RowMajor", "Shuffled"} <= complete("equiv", "samples/layouts.map", "Blocked", ""), "equiv completes a second type")
 check("samples/layouts.map" in complete("eval", "samples/lay"), "eval completes a .map file")

@@ -543,6 +543,49 @@ static void *race(void *arg)
 
 /* Two threads compile (the first call of a signature) and run the same GEMM at once; the results
  * must agree bit for bit. Runs before anything else compiled these signatures. */
+/* A declared kernel's single f32 unit whose K is one k block takes the small-product path (A and B unpacked);
+ * its C must be bit-identical to the packed path's, which gemm_f32_tiled takes for the same tiling. Shapes are
+ * often multiples of micro-tile sizes, so that the small path qualifies; leading dimensions are padded. */
+static void unit_small_cases(Gemm *g, int isa_index, int threads)
+{
+    const TargetInfo *ti = target_info(isa_index == 2 ? TARGET_ISA_AVX2 : isa_index == 3 ? TARGET_ISA_PORTABLE
+                                                                                         : TARGET_ISA_AVX512);
+    static const int64_t dims[] = {1, 4, 8, 12, 16, 24, 32, 48, 64, 96, 7, 33};
+    static const float ab[][2] = {{1, 0}, {-0.5f, 2}, {2, 1}, {0.25f, -1}};
+    for (int c = 0; c < 40; c++) {
+        int64_t m = dims[rng_below(&rng, 12)], n = dims[rng_below(&rng, 12)], k = 1 + (int64_t)rng_below(&rng, 300);
+        int64_t lda = k + (int64_t)rng_below(&rng, 3), ldb = n + (int64_t)rng_below(&rng, 3), ldc = n + 1;
+        GemmTiling tl = {.mr = ti->default_mr, .nr = ti->default_nr, .kgroup = 1, .mc = 96, .nc = 128,
+                         .kc = k + (int64_t)rng_below(&rng, 64), .order = {GEMM_N, GEMM_K, GEMM_M}, .split = 0};
+        float *a = malloc((size_t)(m * lda) * 4), *b = malloc((size_t)(k * ldb) * 4);
+        float *c1 = malloc((size_t)(m * ldc) * 4), *c2 = malloc((size_t)(m * ldc) * 4);
+        for (int64_t i = 0; i < m * lda; i++)
+            a[i] = (float)rng_below(&rng, 2001) / 1000.0f - 1.0f;
+        for (int64_t i = 0; i < k * ldb; i++)
+            b[i] = (float)rng_below(&rng, 2001) / 1000.0f - 1.0f;
+        for (int64_t i = 0; i < m * ldc; i++)
+            c1[i] = c2[i] = (float)rng_below(&rng, 2001) / 1000.0f - 1.0f;
+        const float *s = ab[rng_below(&rng, 4)];
+        GemmUnit u = {gemm_view(a, (size_t)(m * lda), (uint64_t)m, (uint64_t)k, lda, 1, GEMM_F32),
+                      gemm_view(b, (size_t)(k * ldb), (uint64_t)k, (uint64_t)n, ldb, 1, GEMM_F32),
+                      gemm_view(c1, (size_t)(m * ldc), (uint64_t)m, (uint64_t)n, ldc, 1, GEMM_F32)};
+        GemmView v2 = gemm_view(c2, (size_t)(m * ldc), (uint64_t)m, (uint64_t)n, ldc, 1, GEMM_F32);
+        char err[256] = "";
+        int r1 = gemm_f32_units(g, &tl, s[0], s[1], &u, 1, err, sizeof err);
+        int r2 = r1 ? -1 : gemm_f32_tiled(g, &tl, s[0], &u.a, &u.b, s[1], &v2, err, sizeof err);
+        CHECK(r1 == 0 && r2 == 0, "%s, %d threads, %lldx%lldx%lld: %s", ti->name, threads, (long long)m, (long long)n,
+              (long long)k, err);
+        if (r1 == 0 && r2 == 0)
+            CHECK(memcmp(c1, c2, (size_t)(m * ldc) * 4) == 0,
+                  "%s, %d threads, %lldx%lldx%lld (kc %lld), alpha %g beta %g: one unit differs from the tiled product",
+                  ti->name, threads, (long long)m, (long long)n, (long long)k, (long long)tl.kc, s[0], s[1]);
+        free(a);
+        free(b);
+        free(c1);
+        free(c2);
+    }
+}
+
 static void test_concurrent(void)
 {
     static uint16_t a[RM * RK], b[RK * RN];
@@ -616,8 +659,10 @@ int main(int argc, char **argv)
             for (int ti = 0; ti < 4; ti++)
                 for (int c = 0; c < (ii == 0 ? cases * 2 : cases); c++)
                     one_case(g, h, types[ti], threads);
-            if (dots[ii] >= 0)
+            if (dots[ii] >= 0) {
                 small_cases(g, h, threads);
+                unit_small_cases(g, ii, threads);
+            }
             gemm_free(g);
             gemm_free(h);
         }
