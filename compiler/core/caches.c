@@ -179,6 +179,21 @@ static uint64_t round_up(uint64_t n, uint64_t m)
     return (n + m - 1) / m * m;
 }
 
+TargetBlocks target_cache_blocks_kc(const TargetCaches *c, int mr, int nr, uint64_t kc, uint64_t e)
+{
+    uint64_t umr = (uint64_t)mr, unr = (uint64_t)nr, row = kc * e;
+    /* the micro-kernels sweep each A micro-panel (in L1) across the whole kc x nc B block, which stays in L2: it
+     * takes half of it, leaving room for the C rows being updated and the A panels streaming past. A is not
+     * reused from L2 in that order, so the mc x kc A block need not fit beside B: half of L2 again, which
+     * spreads the cost of each macro-kernel call and of packing B over more rows */
+    TargetBlocks b = {.kc = kc, .nc = round_down(c->l2 / 2 / row, unr, unr), .mc = round_down(c->l2 / 2 / row, umr, umr)};
+    if (b.nc > TARGET_MAX_BLOCK)
+        b.nc = round_down(TARGET_MAX_BLOCK, unr, unr);
+    if (b.mc > TARGET_MAX_BLOCK)
+        b.mc = round_down(TARGET_MAX_BLOCK, umr, umr);
+    return b;
+}
+
 TargetBlocks target_cache_blocks(const TargetCaches *c, int mr, int nr, int g, uint64_t e, const uint64_t *shape)
 {
     uint64_t umr = (uint64_t)mr, unr = (uint64_t)nr, ug = (uint64_t)g;
@@ -189,16 +204,7 @@ TargetBlocks target_cache_blocks(const TargetCaches *c, int mr, int nr, int g, u
         kc = round_down(TARGET_MAX_KC, 8 * ug, 8 * ug);
     if (shape && kc > round_up(shape[GEMM_K], ug))
         kc = round_up(shape[GEMM_K], ug); /* a short K leaves L2 room for wider blocks below */
-    /* the micro-kernels sweep each A micro-panel (in L1) across the whole kc x nc B block, which stays in L2: it
-     * takes half of it, leaving room for the C rows being updated and the A panels streaming past. A is not
-     * reused from L2 in that order, so the mc x kc A block need not fit beside B: half of L2 again, which
-     * spreads the cost of each macro-kernel call and of packing B over more rows */
-    TargetBlocks b = {.kc = kc, .nc = round_down(c->l2 / 2 / (kc * e), unr, unr),
-                      .mc = round_down(c->l2 / 2 / (kc * e), umr, umr)};
-    if (b.nc > TARGET_MAX_BLOCK)
-        b.nc = round_down(TARGET_MAX_BLOCK, unr, unr);
-    if (b.mc > TARGET_MAX_BLOCK)
-        b.mc = round_down(TARGET_MAX_BLOCK, umr, umr);
+    TargetBlocks b = target_cache_blocks_kc(c, mr, nr, kc, e);
     if (shape) {
         if (b.mc > round_up(shape[GEMM_M], umr))
             b.mc = round_up(shape[GEMM_M], umr);

@@ -128,4 +128,7 @@ typedef struct TargetBlocks {
  * of it too (A is not reused from L2). With shape (M, N, K sizes; may be NULL) no block exceeds its axis rounded
  * up to its multiple, and a short K frees L2 for wider M and N blocks. */
 TargetBlocks target_cache_blocks(const TargetCaches *c, int mr, int nr, int g, uint64_t e, const uint64_t *shape);
+/* The M and N blocks of the model for a given K block kc (no shape): what target_cache_blocks gives once it has
+ * chosen kc. */
+TargetBlocks target_cache_blocks_kc(const TargetCaches *c, int mr, int nr, uint64_t kc, uint64_t e);
 #endif

@@ -375,19 +375,33 @@ static void run_unit(const Job *j, const GemmUnit *x, char *buf)
     j->k->blocks(&args);
 }
 
-/* Task t: the units [t*n/tasks, (t+1)*n/tasks), consecutive ones merged while they continue each other,
- * on task t's buffers. */
+/* The run of units from *lo (below hi): consecutive ones merged while they continue each other. */
+static GemmUnit next_run(const UnitJob *u, size_t *lo, size_t hi)
+{
+    GemmUnit run = u->units[(*lo)++];
+    while (*lo < hi && merge(&run, &u->units[*lo]))
+        (*lo)++;
+    return run;
+}
+
+/* Task t: the units [t*n/tasks, (t+1)*n/tasks) in runs (next_run), and consecutive runs merged again (rows of
+ * a grid's blocks, each merged across, then stacked down), on task t's buffers. */
 static void unit_task(void *arg, int t)
 {
     UnitJob *u = arg;
     size_t lo = u->n * (size_t)t / (size_t)u->tasks, hi = u->n * (size_t)(t + 1) / (size_t)u->tasks;
     char *buf = u->j.g->buf[t];
+    if (lo >= hi)
+        return;
+    GemmUnit cur = next_run(u, &lo, hi);
     while (lo < hi) {
-        GemmUnit run = u->units[lo++];
-        while (lo < hi && merge(&run, &u->units[lo]))
-            lo++;
-        run_unit(&u->j, &run, buf);
+        GemmUnit next = next_run(u, &lo, hi);
+        if (!merge(&cur, &next)) {
+            run_unit(&u->j, &cur, buf);
+            cur = next;
+        }
     }
+    run_unit(&u->j, &cur, buf);
 }
 
 /* The shared body of gemm_f32_units and gemm_i8_units. */
@@ -429,6 +443,14 @@ static int run_units(Gemm *g, const GemmTiling *tl, bool is_int, float af, float
     u.j.p = &p;
     int mr = p.spec.mr, nr = p.spec.nv * p.spec.vl, kg = cg_gemm_kgroup(p.spec.kind);
     size_t ps = (size_t)cg_gemm_packed_size(p.spec.kind), kcp = (size_t)((p.kc + kg - 1) / kg * kg);
+    /* the tiling's M and N blocks are its DM tiles; which elements of C are computed together never changes an
+     * element's arithmetic (only the K blocks do), so the runs of merged units take the cache model's M and N
+     * blocks for the tiling's K block where they are larger */
+    TargetBlocks mb = target_cache_blocks_kc(&gemm_cpu()->caches, mr, nr, kcp, ps);
+    if (mb.mc > (uint64_t)p.mc)
+        p.mc = (int)mb.mc;
+    if (mb.nc > (uint64_t)p.nc)
+        p.nc = (int)mb.nc;
     size_t mcp = round_up((size_t)p.mc, (size_t)mr), ncp = round_up((size_t)p.nc, (size_t)nr);
     u.j.asize = round_up(mcp * kcp * ps, PACK_ALIGN);
     u.j.bsize = round_up(ncp * kcp * ps, PACK_ALIGN);

@@ -543,20 +543,30 @@ static void *race(void *arg)
 
 /* Two threads compile (the first call of a signature) and run the same GEMM at once; the results
  * must agree bit for bit. Runs before anything else compiled these signatures. */
-/* A declared kernel's single f32 unit whose K is one k block takes the small-product path (A and B unpacked);
- * its C must be bit-identical to the packed path's, which gemm_f32_tiled takes for the same tiling. Shapes are
- * often multiples of micro-tile sizes, so that the small path qualifies; leading dimensions are padded. */
+/* A declared kernel's single f32 unit takes the small-product path (A and B unpacked) when its K is one k block,
+ * else the packed path with the cache model's M and N blocks where they exceed the tiling's; either way its C
+ * must be bit-identical to gemm_f32_tiled's, which computes with the tiling's own blocks. Shapes are often
+ * multiples of micro-tile sizes, so that the small path qualifies; leading dimensions are padded. */
 static void unit_small_cases(Gemm *g, int isa_index, int threads)
 {
     const TargetInfo *ti = target_info(isa_index == 2 ? TARGET_ISA_AVX2 : isa_index == 3 ? TARGET_ISA_PORTABLE
                                                                                          : TARGET_ISA_AVX512);
     static const int64_t dims[] = {1, 4, 8, 12, 16, 24, 32, 48, 64, 96, 7, 33};
     static const float ab[][2] = {{1, 0}, {-0.5f, 2}, {2, 1}, {0.25f, -1}};
-    for (int c = 0; c < 40; c++) {
-        int64_t m = dims[rng_below(&rng, 12)], n = dims[rng_below(&rng, 12)], k = 1 + (int64_t)rng_below(&rng, 300);
+    static const int64_t big[] = {200, 300, 520};
+    for (int c = 0; c < 60; c++) {
+        int64_t m = c % 6 == 5 ? big[rng_below(&rng, 3)] : dims[rng_below(&rng, 12)];
+        int64_t n = c % 6 == 4 ? big[rng_below(&rng, 3)] : dims[rng_below(&rng, 12)];
+        int64_t k = 1 + (int64_t)rng_below(&rng, 300);
         int64_t lda = k + (int64_t)rng_below(&rng, 3), ldb = n + (int64_t)rng_below(&rng, 3), ldc = n + 1;
-        GemmTiling tl = {.mr = ti->default_mr, .nr = ti->default_nr, .kgroup = 1, .mc = 96, .nc = 128,
-                         .kc = k + (int64_t)rng_below(&rng, 64), .order = {GEMM_N, GEMM_K, GEMM_M}, .split = 0};
+        bool one_block = rng_below(&rng, 2);
+        GemmTiling tl = {.mr = ti->default_mr, .nr = ti->default_nr, .kgroup = 1,
+                         .mc = ti->default_mr * (1 + (int64_t)rng_below(&rng, 4)),
+                         .nc = ti->default_nr * (1 + (int64_t)rng_below(&rng, 3)),
+                         .kc = one_block ? k + (int64_t)rng_below(&rng, 64) : 1 + (int64_t)rng_below(&rng, (uint64_t)k),
+                         .order = {GEMM_N, GEMM_K, GEMM_M}, .split = 0};
+        if (rng_below(&rng, 3) == 0)
+            memcpy(tl.order, (GemmRole[3]){GEMM_M, GEMM_K, GEMM_N}, sizeof tl.order);
         float *a = malloc((size_t)(m * lda) * 4), *b = malloc((size_t)(k * ldb) * 4);
         float *c1 = malloc((size_t)(m * ldc) * 4), *c2 = malloc((size_t)(m * ldc) * 4);
         for (int64_t i = 0; i < m * lda; i++)
