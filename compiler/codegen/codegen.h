@@ -65,6 +65,10 @@ JitModule *jit_copy_kernel(const Prog *prog, const Copy *c, int opt_level, Diags
  * looks for its object under dir, keyed by its IR, target and versions, and stores what it compiles.
  * NULL or "" turns the cache off (the default). false if out of memory. */
 bool jit_cache_set_dir(const char *dir);
+/* Makes every later JIT report its code to perf's JIT interface (process-wide; off by default): LLVM writes a
+ * jitdump file (under $JITDUMPDIR, else ~/.debug/jit) that `perf inject --jit` merges into a profile
+ * recorded with `perf record -k 1`, so that the generated kernels appear by name. */
+void jit_set_perf_events(bool on);
 /* Counts since the process began: objects loaded from the cache, compiled, and entries found corrupt
  * (removed and rebuilt). */
 typedef struct JitCacheStats {

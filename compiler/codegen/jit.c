@@ -4,7 +4,10 @@
 
 #include <llvm/Config/llvm-config.h>
 #include <llvm-c/Error.h>
+#include <llvm-c/ExecutionEngine.h>
 #include <llvm-c/LLJIT.h>
+#include <llvm-c/OrcEE.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +22,26 @@ typedef LLVMOrcCSymbolMapPair CgSymbolPair;
 struct JitModule {
     LLVMOrcLLJITRef lljit; /* owned: LLVMOrcDisposeLLJIT releases the code and the module */
 };
+
+static atomic_bool perf_events; /* jit_set_perf_events */
+
+void jit_set_perf_events(bool on)
+{
+    atomic_store(&perf_events, on);
+}
+
+/* The object layer of a JIT whose code perf should name: RTDyld with a section memory manager, each loaded
+ * object reported to LLVM's perf listener (a jitdump file for `perf inject --jit`). */
+static LLVMOrcObjectLayerRef perf_object_layer(void *ctx, LLVMOrcExecutionSessionRef es, const char *triple)
+{
+    (void)ctx;
+    (void)triple;
+    LLVMOrcObjectLayerRef layer = LLVMOrcCreateRTDyldObjectLinkingLayerWithSectionMemoryManager(es);
+    LLVMJITEventListenerRef perf = LLVMCreatePerfJITEventListener(); /* LLVM's singleton; NULL without perf */
+    if (layer && perf)
+        LLVMOrcRTDyldObjectLinkingLayerRegisterJITEventListener(layer, perf);
+    return layer;
+}
 
 /* Converts e (consumed) into a malloc'ed message prefixed by what. */
 static char *jit_error(const char *what, LLVMErrorRef e)
@@ -117,6 +140,8 @@ JitModule *cg_unit_jit(CgUnit *u, const CgOptions *opt, char **err)
     LLVMOrcJITTargetMachineBuilderRef jtmb = LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm);
     LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
     LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder, jtmb);
+    if (atomic_load(&perf_events))
+        LLVMOrcLLJITBuilderSetObjectLinkingLayerCreator(builder, perf_object_layer, NULL);
     LLVMErrorRef e = LLVMOrcCreateLLJIT(&j->lljit, builder); /* consumes builder */
     if (!e && (e = define_helpers(j->lljit)))
         *err = jit_error("cannot define the runtime helpers", e);

@@ -37,7 +37,8 @@ static const char usage_text[] =
     "or \"not equivalent\", 2 wrong command-line usage.\n"
     "environment: MAPC_ISA=avx512|avx2|portable checks and runs kernels for that ISA (default: the host's best).\n"
     "  MAPC_CACHES=L1D,L2 (as 48K,2M) gives kernels without a tile clause the tiles of those caches per core\n"
-    "  (default: the host's, read at run time).\n";
+    "  (default: the host's, read at run time).\n"
+    "  MAPC_PERF=1 names the JIT-compiled code in profiles of 'perf record -k 1' (merge with 'perf inject --jit').\n";
 
 static const struct {
     const char *name, *help;
@@ -177,6 +178,13 @@ int main(int argc, char **argv)
     const char *isa = getenv("MAPC_ISA");
     if (isa && *isa && !target_isa_parse(isa, &drv_isa))
         return drv_usage_error("MAPC_ISA takes avx512, avx2 or portable, not '%s'", isa);
+    /* MAPC_PERF=1 names the JIT-compiled code in perf profiles (a jitdump for perf inject --jit) */
+    const char *perf = getenv("MAPC_PERF");
+    if (perf && *perf && strcmp(perf, "0") != 0) {
+        if (strcmp(perf, "1") != 0)
+            return drv_usage_error("MAPC_PERF takes 1 (name the JIT code in perf profiles) or 0, not '%s'", perf);
+        jit_set_perf_events(true);
+    }
     /* MAPC_CACHES=L1D,L2 models kernel tiles for those caches instead of the host's */
     const char *caches = getenv("MAPC_CACHES");
     if (caches && *caches && !target_caches_parse(caches, &drv_caches))
