@@ -106,9 +106,10 @@ int sema_add_axis(Prog *p, const char *name, uint64_t size, Loc loc);
 
 /* ---- the cache model's tiles (kernel_tile.c) ---- */
 /* The tiles (M, N, K) the cache model gives kernel k (axes, operands known) with an mr x nr micro-tile and K
- * groups of g on p's caches (prog_caches): target_cache_blocks for the kernel's sizes, shrunk until one A tile
- * and one B tile fit a slice's DM (B first, to 3/4 of it; then A; then K), and cut at each axis's size. */
-void sema_model_tile(Prog *p, const KernelDecl *k, int mr, int nr, int g, uint64_t out[3]);
+ * groups of g on p's caches (prog_caches) for units that compute block[r] values of each axis (the axes'
+ * sizes without a grid): target_cache_blocks for those sizes, shrunk until one A tile and one B tile fit a
+ * slice's DM (B first, to 3/4 of it; then A; then K), and balanced within each block. */
+void sema_model_tile(Prog *p, const KernelDecl *k, int mr, int nr, int g, const uint64_t block[3], uint64_t out[3]);
 /* A cell with coordinate storage in the program's arena, and a cell's text in the arena. */
 Cell sema_new_cell(Prog *p);
 const char *sema_cell_text(Prog *p, const Cell *c);
@@ -151,6 +152,10 @@ bool sema_grid_clause(Parser *ps, const KernelDecl *k, Token word, const KItem *
  * (or at the grid's mapping). */
 bool sema_grid_finish(Parser *ps, KernelDecl *k, const Map *const *given, const Loc *given_at, bool grid_clause,
                       bool split_clause, Loc at);
+/* The rows, columns and K values each unit of k computes by the grids given (NULL: not given; the chip grid
+ * defaults to C's Chip mapping): the smallest stride of each axis's digits among them, else the axis's
+ * size. Silent: sema_grid_finish reports what is wrong with the grids. */
+void sema_grid_blocks(const Prog *p, const KernelDecl *k, const Map *const *given, uint64_t block[3]);
 /* The word of the clause whose items are about to be parsed (it decides what M, N and K denote in them). */
 void sema_kernel_word(Parser *ps, Token word);
 void sema_kernel_end(Parser *ps);

@@ -18,10 +18,13 @@ static uint64_t balance(uint64_t blk, uint64_t n, uint64_t w)
     return even < blk ? even : blk;
 }
 
-void sema_model_tile(Prog *p, const KernelDecl *k, int mr, int nr, int g, uint64_t out[3])
+void sema_model_tile(Prog *p, const KernelDecl *k, int mr, int nr, int g, const uint64_t block[3], uint64_t out[3])
 {
-    const uint64_t shape[3] = {p->axes[k->axis[GEMM_M]].size, p->axes[k->axis[GEMM_N]].size,
-                               p->axes[k->axis[GEMM_K]].size};
+    uint64_t shape[3];
+    for (int r = GEMM_M; r <= GEMM_K; r++) {
+        uint64_t n = p->axes[k->axis[r]].size;
+        shape[r] = block[r] >= 1 && block[r] < n ? block[r] : n;
+    }
     /* grouped elements are packed as they are, single ones widened to the accumulator type */
     uint64_t e = elem_type_size(g > 1 ? k->a->elem : k->c->elem);
     TargetBlocks b = target_cache_blocks(prog_caches(p), mr, nr, g, e, shape);

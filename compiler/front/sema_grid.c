@@ -194,6 +194,23 @@ static const Map *project(Prog *p, const Map *g, int lacks)
     return g;
 }
 
+void sema_grid_blocks(const Prog *p, const KernelDecl *k, const Map *const *given, uint64_t block[3])
+{
+    for (int r = GEMM_M; r <= GEMM_K; r++)
+        block[r] = p->axes[k->axis[r]].size;
+    for (int g = 0; g < 3; g++) {
+        const Map *m = given[g] ? given[g] : g == 0 ? k->c->maps[0] : NULL, *bad = NULL;
+        GridDigit d[64];
+        int n = 0;
+        if (!m || !grid_digits(m, d, &n, 64, &bad))
+            continue;
+        for (int i = 0; i < n; i++)
+            for (int r = GEMM_M; r <= GEMM_K; r++)
+                if (d[i].axis == k->axis[r] && d[i].stride >= 1 && d[i].stride < block[r])
+                    block[r] = d[i].stride;
+    }
+}
+
 bool sema_grid_finish(Parser *ps, KernelDecl *k, const Map *const *given, const Loc *given_at, bool grid_clause,
                       bool split_clause, Loc at)
 {

@@ -677,7 +677,9 @@ static void model_tiles(Parser *ps, KernelScope *ks)
     Prog *p = ps->prog;
     KernelDecl *k = ks->k;
     const TargetInfo *ti = ks->t;
-    sema_model_tile(p, k, ti->default_mr, ti->default_nr, default_group(ks, k->a->elem), k->tile);
+    uint64_t block[3];
+    sema_grid_blocks(p, k, ks->grid, block);
+    sema_model_tile(p, k, ti->default_mr, ti->default_nr, default_group(ks, k->a->elem), block, k->tile);
     for (int r = GEMM_M; r <= GEMM_K; r++) {
         k->model_tile[r] = k->tile[r];
         k->tile_axis[r] = sema_add_axis(p, p->axes[k->axis[r]].name, k->tile[r], k->loc);
@@ -702,8 +704,11 @@ void sema_kernel_end(Parser *ps)
     bool packs_ok = (!ks->pack_at[OP_A].line || ks->pack[OP_A]) && (!ks->pack_at[OP_B].line || ks->pack[OP_B]);
     if (!ks->tiled || !ks->operands_ok || !packs_ok || !kernel_panels(ps, ks) || p->diags.count != ks->errors)
         return;
-    if (!k->tile_from_model)
-        sema_model_tile(p, k, k->mr, k->nr, k->kgroup, k->model_tile);
+    if (!k->tile_from_model) {
+        uint64_t block[3];
+        sema_grid_blocks(p, k, ks->grid, block);
+        sema_model_tile(p, k, k->mr, k->nr, k->kgroup, block, k->model_tile);
+    }
     const int *ta = k->tile_axis;
     k->pack_a = ks->pack[OP_A] ? ks->pack[OP_A]
                                : panel_map(p, ta[GEMM_M], ta[GEMM_K], k->pack_mr, k->pack_kgroup, k->loc);

@@ -323,12 +323,13 @@ static void check_decl(const Prog *p, const KernelDecl *k, const Case *cs)
         tiles_ok &= k->tile[r] == want && p->axes[k->tile_axis[r]].size == want;
     }
     if (cs->model_tile) {
-        /* the model's tiles: within the axes, whole panels unless one tile holds the axis, fitting one slice */
+        /* the model's tiles: within each unit's block, whole panels unless one tile holds the block, fitting one
+         * slice */
         uint64_t w[3] = {(uint64_t)k->mr, (uint64_t)k->nr, (uint64_t)k->kgroup};
         bool fit = k->tile_from_model && k->dm_bytes <= tensor_default_limits().dm_slice_bytes;
         for (int r = 0; r < 3; r++) {
-            uint64_t n = p->axes[k->axis[r]].size, t = k->tile[r];
-            fit &= t >= 1 && t <= n && (t == n || t % w[r] == 0);
+            uint64_t n = p->axes[k->axis[r]].size, t = k->tile[r], b = k->block[r] < n ? k->block[r] : n;
+            fit &= t >= 1 && t <= b && (t == b || t % w[r] == 0);
         }
         CHECK(fit, "model tiles %llu %llu %llu (axes %llu %llu %llu, micro-tile %dx%d g %d, %llu bytes of DM; caches "
               "%llu, %llu)", U(k->tile[0]), U(k->tile[1]), U(k->tile[2]), U(p->axes[k->axis[0]].size),
