@@ -867,6 +867,13 @@ static void sample_cases(void)
     for (int i = 0; i < p->nkernels; i++) {
         const KernelDecl *k = p->kernels[i];
         bool own = isa == TARGET_ISA_AVX512;
+        if (k->tile_from_model) { /* no tile or pack clause: the target's own default panels */
+            CHECK(k->pack_isa == k->isa && k->pack_mr == target->default_mr && k->pack_nr == target->default_nr &&
+                      k->mr == target->default_mr && k->nr == target->default_nr,
+                  "sample kernel %s on %s: DM panels %dx%d of %s, micro-tile %dx%d", k->name, target->name,
+                  k->pack_mr, k->pack_nr, target_isa_name(k->pack_isa), k->mr, k->nr);
+            continue;
+        }
         CHECK(k->pack_isa == TARGET_ISA_AVX512 && k->pack_mr == 12 && k->pack_nr == 32 &&
                   (own ? k->mr == 12 && k->nr == 32 && k->kgroup == k->pack_kgroup
                        : k->mr == target->default_mr && k->nr == target->default_nr && k->kgroup == 1),
