@@ -1,5 +1,6 @@
 /* aot_run.c — the runner of kernels compiled ahead of time by `mapc emit`: an emitted descriptor's routines on
- * the caller's buffers, with an engine and staging buffers kept per kernel and thread count. */
+ * the caller's buffers, with one engine and staging buffers kept per kernel (the engine remade for another
+ * thread count, so the threads alive are bounded by the last count, not the sum of every count used). */
 #include "gemm_impl.h"
 #include "rt_gemm.h"
 
@@ -9,14 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* What a descriptor runs with, made on its first call with a thread count and kept until gemm_aot_release. */
+/* What a descriptor runs with, made on its first call and kept until gemm_aot_forget or gemm_release_kernels. */
 typedef struct AotState {
     const CgAotKernel *d;
     CgAotKernel copy;       /* *d when the state was made: an object unloaded and another loaded at the same
                              * address (dlclose, dlopen) has a descriptor there that differs */
-    int threads;
-    pthread_mutex_t lock;   /* one call at a time: the staging buffers are the state's */
-    Gemm *engine;           /* owned */
+    int threads;            /* the engine's */
+    pthread_mutex_t lock;   /* one call at a time: the engine and the staging buffers are the state's */
+    Gemm *engine;           /* owned; remade by a call with another thread count */
     void *stage[3];         /* owned: row-major buffers of staged operands */
     GemmUnit *units;        /* owned: nblocks units, their views made per call */
     struct AotState *next;
@@ -45,8 +46,31 @@ static GemmTiling tiling_of(const CgAotKernel *d)
                         .split = (int)d->split};
 }
 
-/* A new state for d with threads: the engine (refusing an ISA the host lacks), d's routines as its kernels,
- * the staging buffers. NULL with err. */
+/* An engine of threads for d (refusing an ISA the host lacks) with d's routines as its kernels. NULL with err. */
+static Gemm *engine_new(const CgAotKernel *d, int threads, char *err, size_t cap)
+{
+    char why[256];
+    Gemm *g = gemm_new(&(GemmOptions){.threads = threads, .isa = (TargetIsa)d->isa}, why, sizeof why);
+    if (!g) {
+        snprintf(err, cap, "kernel %s: %s", d->name, why);
+        return NULL;
+    }
+    CgGemmSpec spec = {.kind = (CgGemmKind)d->kind, .mr = (int)d->mr, .nv = (int)d->nv, .vl = (int)d->vl,
+                       .fused = d->fused != 0, .a_outer = d->a_outer != 0,
+                       .order = {d->order[0], d->order[1], d->order[2]}};
+    GemmKernels k = {.macro = d->macro, .pack_a = (GemmPackFn)d->pack_a, .pack_b = (GemmPackFn)d->pack_b,
+                     .blocks = (GemmBlocksFn)d->loop_nest};
+    GemmTiling tl = tiling_of(d);
+    if (gemm_use_kernels(g, &tl, gemm_type_of((ElemType)d->op[0].elem), &spec, (CgPackConv)d->conv_a,
+                         (CgPackConv)d->conv_b, &k, why, sizeof why)) {
+        snprintf(err, cap, "kernel %s: %s", d->name, why);
+        gemm_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+/* A new state for d with an engine of threads and the staging buffers. NULL with err. */
 static AotState *state_new(const CgAotKernel *d, int threads, char *err, size_t cap)
 {
     AotState *s = calloc(1, sizeof *s);
@@ -59,21 +83,7 @@ static AotState *state_new(const CgAotKernel *d, int threads, char *err, size_t 
     s->d = d;
     s->copy = *d;
     s->threads = threads;
-    char why[256];
-    if (!(s->engine = gemm_new(&(GemmOptions){.threads = threads, .isa = (TargetIsa)d->isa}, why, sizeof why))) {
-        snprintf(err, cap, "kernel %s: %s", d->name, why);
-        state_free(s);
-        return NULL;
-    }
-    CgGemmSpec spec = {.kind = (CgGemmKind)d->kind, .mr = (int)d->mr, .nv = (int)d->nv, .vl = (int)d->vl,
-                       .fused = d->fused != 0, .a_outer = d->a_outer != 0,
-                       .order = {d->order[0], d->order[1], d->order[2]}};
-    GemmKernels k = {.macro = d->macro, .pack_a = (GemmPackFn)d->pack_a, .pack_b = (GemmPackFn)d->pack_b,
-                     .blocks = (GemmBlocksFn)d->loop_nest};
-    GemmTiling tl = tiling_of(d);
-    if (gemm_use_kernels(s->engine, &tl, gemm_type_of((ElemType)d->op[0].elem), &spec, (CgPackConv)d->conv_a,
-                         (CgPackConv)d->conv_b, &k, why, sizeof why)) {
-        snprintf(err, cap, "kernel %s: %s", d->name, why);
+    if (!(s->engine = engine_new(d, threads, err, cap))) {
         state_free(s);
         return NULL;
     }
@@ -91,12 +101,13 @@ static AotState *state_new(const CgAotKernel *d, int threads, char *err, size_t 
     return s;
 }
 
-/* The state of (d, threads), made on first use (a stale one of an unloaded object is dropped). NULL with err. */
+/* The state of d, made on first use with an engine of threads (a stale one of an unloaded object is dropped).
+ * NULL with err. */
 static AotState *state_of(const CgAotKernel *d, int threads, char *err, size_t cap)
 {
     pthread_mutex_lock(&states_lock);
     AotState *s = states, **link = &states;
-    while (s && (s->d != d || s->threads != threads)) {
+    while (s && s->d != d) {
         link = &s->next;
         s = s->next;
     }
@@ -163,6 +174,16 @@ int gemm_aot_run(const CgAotKernel *d, const void *a, const void *b, void *c, do
     if (!s)
         return -1;
     pthread_mutex_lock(&s->lock);
+    if (s->threads != threads) {
+        /* the old engine's pool goes before the new one starts, so at most one pool per kernel is alive */
+        gemm_free(s->engine);
+        s->threads = threads;
+        if (!(s->engine = engine_new(d, threads, err, cap))) {
+            s->threads = 0;
+            pthread_mutex_unlock(&s->lock);
+            return -1;
+        }
+    }
     const void *in[3] = {a, b, c};
     GemmView v[3];
     for (int i = 0; i < 3; i++) {
