@@ -1,9 +1,11 @@
 """_lib.py — finds and loads libmapc.so and declares the C signatures of mapc.h for ctypes."""
 
+import contextlib
 import ctypes
 import ctypes.util
 import glob
 import os
+import threading
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -42,16 +44,57 @@ def find_library():
 
 class Owner:
     """A Python object owning one C object (self._h): close() frees it once with self._free(handle), and so
-    do leaving a with block and garbage collection. _h is None once closed (or when construction failed)."""
+    do leaving a with block and garbage collection. _h is None once closed (or when construction failed).
+    A call that hands the handle to C (the GIL is released there) holds it through _pin(): close() waits for
+    every such call to return before freeing, and calls after close() raise ValueError."""
 
     _h = None
+    _pins = 0                # calls holding the handle now
+    _cond = None             # made on first use, under _COND_LOCK
+    _closed_message = "the object is closed"
 
     def _free(self, handle):
         raise NotImplementedError
 
-    def close(self):
-        if self._h:
+    def _condition(self):
+        if self._cond is None:
+            with _COND_LOCK:
+                if self._cond is None:
+                    self._cond = threading.Condition()
+        return self._cond
+
+    @contextlib.contextmanager
+    def _pin(self):
+        """with self._pin() as handle: the live handle, not freed until the block ends (ValueError with
+        _closed_message when the object is closed or closing)."""
+        cond = self._condition()
+        with cond:
+            if not self._h:
+                raise ValueError(self._closed_message)
+            self._pins += 1
+            handle = self._h
+        try:
+            yield handle
+        finally:
+            with cond:
+                self._pins -= 1
+                if not self._pins:
+                    cond.notify_all()
+
+    def _retire(self):
+        """Marks the object closed (new calls raise) and waits for the calls in progress; the handle to free,
+        or None when it was closed already."""
+        cond = self._condition()
+        with cond:
             h, self._h = self._h, None
+            while self._pins:
+                cond.wait()
+        return h
+
+    def close(self):
+        """Frees the C object (after the calls in progress from other threads return); a no-op once closed."""
+        h = self._retire()
+        if h:
             self._free(h)
 
     def __enter__(self):
@@ -61,7 +104,11 @@ class Owner:
         self.close()
 
     def __del__(self):
-        self.close()
+        if self._h:
+            self.close()
+
+
+_COND_LOCK = threading.Lock()
 
 
 class Place(ctypes.Structure):

@@ -2,7 +2,9 @@
 (numpy arrays when numpy is there, or bytearray / memoryview / bytes)."""
 
 import ctypes
+import threading
 
+from . import _convert
 from ._lib import KernelOptions, Owner, lib
 from .errors import ERR_ARGUMENT, OK, ArgumentError, status_error
 from .program import _b
@@ -42,18 +44,27 @@ def _pointer(obj, nbytes, writable, what):
 class Kernel(Owner):
     """A declared kernel (Program.kernel): C <- alpha*A*B + beta*C on buffers in the operands' declared
     layouts (each tensor's buffer, chip after chip, element position by element position). It uses its
-    program, which stays alive while the kernel does."""
+    program, which stays alive while the kernel does. close() (or closing the program) during a run in another
+    thread waits for the run to return; runs of one kernel from several threads take turns."""
+
+    _closed_message = "the kernel is closed"
 
     def __init__(self, program, name, threads=1):
-        if not isinstance(threads, int) or threads < 1:
-            raise ValueError("threads must be a positive integer, not %r" % (threads,))
+        threads = _convert.threads(threads)
         h = ctypes.c_void_p()
         program._call("kernel %s" % name, lib.mapc_kernel_create, _b(name), ctypes.byref(KernelOptions(threads)),
                       ctypes.byref(h), not_found="no kernel '%s' is declared" % name,
                       bad_input="the kernel cannot run under the runtime's limits")
-        self._h, self.name, self._program = h, name, program
-        program._children.add(self)
+        self.name, self._program = name, program
+        self._run_lock = threading.Lock()  # a mapc_kernel takes one call at a time
         self.operand_bytes = tuple(lib.mapc_kernel_operand_bytes(h, i) for i in range(3))
+        try:
+            with program._pin():  # registered while the program is open, so that closing it closes this first
+                self._h = h
+                program._children.add(self)
+        except ValueError:
+            lib.mapc_kernel_free(h)
+            raise
 
     def _free(self, handle):
         lib.mapc_kernel_free(handle)
@@ -61,13 +72,14 @@ class Kernel(Owner):
     def run(self, a, b, c, alpha=1.0, beta=0.0):
         """Runs the kernel: c is overwritten with alpha*a*b + beta*c (c read only when beta != 0). Each
         buffer holds exactly operand_bytes[i] bytes; c must be writable. Returns c."""
-        if not self._h:
-            raise ValueError("the kernel is closed")
-        pa, ka = _pointer(a, self.operand_bytes[0], False, "A")
-        pb, kb = _pointer(b, self.operand_bytes[1], False, "B")
-        pc, kc = _pointer(c, self.operand_bytes[2], True, "C")
-        st = lib.mapc_kernel_run(self._h, pa, pb, pc, float(alpha), float(beta))
-        del ka, kb, kc
+        alpha, beta = _convert.real(alpha, "alpha"), _convert.real(beta, "beta")
+        with self._pin() as h, self._run_lock:
+            pa, ka = _pointer(a, self.operand_bytes[0], False, "A")
+            pb, kb = _pointer(b, self.operand_bytes[1], False, "B")
+            pc, kc = _pointer(c, self.operand_bytes[2], True, "C")
+            st = lib.mapc_kernel_run(h, pa, pb, pc, alpha, beta)
+            del ka, kb, kc
+            error = lib.mapc_kernel_error(h).decode() if st != OK else None
         if st != OK:
-            raise status_error(st, "run %s" % self.name, (), lib.mapc_kernel_error(self._h).decode() or None)
+            raise status_error(st, "run %s" % self.name, (), error or None)
         return c

@@ -7,6 +7,7 @@ import difflib
 import os
 import weakref
 
+from . import _convert
 from ._lib import DrawOptions, Owner, Place as _PlaceC, lib, libc
 from .errors import ERR_INPUT, ERR_NOT_FOUND, OK, status_error
 
@@ -60,8 +61,9 @@ class Counterexample(collections.namedtuple("Counterexample", "position cell1 ce
         return "position %d: %s vs %s" % (self.position, self.cell1, self.cell2)
 
 
-def _b(s):
-    return s.encode() if isinstance(s, str) else s
+def _b(s, what="a name"):
+    """A name or inline mapping for a char * argument (checked: _convert.text)."""
+    return _convert.text(s, what)
 
 
 def compile(text, name="<string>"):
@@ -69,9 +71,11 @@ def compile(text, name="<string>"):
     os.PathLike (compile_file). Raises CompileError carrying every diagnostic when the program has errors."""
     if isinstance(text, os.PathLike):
         return compile_file(text)
-    data = _b(text)
+    if not isinstance(text, (str, bytes, bytearray)):
+        raise TypeError("the program text must be a str, bytes or a path, not %s" % type(text).__name__)
+    data = text.encode() if isinstance(text, str) else bytes(text)  # passed with its length: NULs are text
     h = ctypes.c_void_p()
-    st = lib.mapc_compile_string(_b(name), data, len(data), ctypes.byref(h))
+    st = lib.mapc_compile_string(_b(name, "the program's name"), data, len(data), ctypes.byref(h))
     return Program._from(st, h, "compile %s" % name)
 
 
@@ -79,13 +83,29 @@ def compile_file(path):
     """Compiles the file at path (diagnostics name it). Raises OSError when it cannot be read, CompileError
     when the program has errors."""
     h = ctypes.c_void_p()
-    st = lib.mapc_compile_file(os.fsencode(path), ctypes.byref(h))
+    st = lib.mapc_compile_file(_convert.text(os.fsencode(path), "the path"), ctypes.byref(h))
     return Program._from(st, h, "compile %s" % os.fsdecode(path))
+
+
+def _index_key(key):
+    """A key of an index dict: a digit of the index literal (an axis name, or a digit such as "B / 64")."""
+    text = _convert.text(key, "an index key").decode()
+    if any(c in text for c in ",:[]"):
+        raise ValueError("an index key is an axis or a digit expression, not %r" % (key,))
+    return text
+
+
+def _index_value(key, value):
+    """A coordinate of an index dict: 0 to 2^64 - 1, as an i![...] literal takes it."""
+    return _convert.integer(value, "index %s" % key, _convert.U64,
+                            "{what}: number {value} does not fit in 64 bits (coordinates are 0 to 2^64 - 1)")
 
 
 class Program(Owner):
     """A compiled program (from compile or compile_file). NAME arguments are type names or inline
     "m![...]" mappings; a failed call raises with the diagnostics it produced."""
+
+    _closed_message = "the program is closed"
 
     def __init__(self, handle):
         self._h = handle
@@ -111,18 +131,24 @@ class Program(Owner):
 
     # ---- lifetime ----
     def close(self):
-        """Frees the program, closing first the kernels made from it."""
+        """Frees the program, closing first the kernels made from it (each after its run in progress, if any,
+        returns); calls in progress on the program from other threads return first."""
+        if not self._h:
+            return
+        h = self._retire()
         for k in list(getattr(self, "_children", ())):
             k.close()
-        super().close()
+        if h:
+            self._free(h)
 
     def _free(self, handle):
         lib.mapc_program_free(handle)
 
     @property
     def handle(self):
+        """The C handle (ValueError once closed); a call handing it to C holds it with self._pin() instead."""
         if not self._h:
-            raise ValueError("the program is closed")
+            raise ValueError(self._closed_message)
         return self._h
 
     # ---- calls ----
@@ -131,11 +157,11 @@ class Program(Owner):
         the NAME arguments, so that an unknown one is named with the closest type ("did you mean");
         not_found: what to say instead when the status is MAPC_ERR_NOT_FOUND; bad_input: what to say when
         the call's own text (an inline mapping, an index) has errors."""
-        h = self.handle
-        before = lib.mapc_diag_count(h)
-        st = fn(h, *args)
-        if st != OK:
+        with self._pin() as h:
+            before = lib.mapc_diag_count(h)
+            st = fn(h, *args)
             diags = [lib.mapc_diag_text(h, i).decode() for i in range(before, lib.mapc_diag_count(h))]
+        if st != OK:
             detail = None
             if st == ERR_NOT_FOUND:
                 detail = not_found or (self._unknown(names) if names else None)
@@ -156,10 +182,11 @@ class Program(Owner):
     def types(self):
         """The type names, in definition order."""
         out = []
-        for i in range(lib.mapc_type_count(self.handle)):
-            name = ctypes.c_char_p()
-            lib.mapc_type_name(self.handle, i, ctypes.byref(name))
-            out.append(name.value.decode())
+        with self._pin() as h:
+            for i in range(lib.mapc_type_count(h)):
+                name = ctypes.c_char_p()
+                lib.mapc_type_name(h, i, ctypes.byref(name))
+                out.append(name.value.decode())
         return out
 
     def size(self, name):
@@ -170,10 +197,17 @@ class Program(Owner):
 
     def cell(self, kind, coords):
         """A Cell of this program's axes (kind an int of mapc_cell_kind or a name of KINDS)."""
-        return Cell(KINDS[kind] if isinstance(kind, int) else kind, coords, self.axis_names)
+        if isinstance(kind, str):
+            if kind not in KINDS:
+                raise ValueError("kind must be one of %s, not %r" % (", ".join(KINDS), kind))
+        else:
+            kind = KINDS[_convert.integer(kind, "kind", _convert.INT, "kind {value} is not 0 to %d" % (len(KINDS) - 1),
+                                          (0, len(KINDS) - 1))]
+        return Cell(kind, coords, self.axis_names)
 
     def eval(self, name, pos):
         """The Cell of buffer position pos of the mapping, by the reference interpreter."""
+        pos = _convert.position(pos)
         kind = ctypes.c_int()
         coords = (ctypes.c_int64 * (len(self.axes) + 1))()
         self._call("eval %s at %d" % (name, pos), lib.mapc_eval, _b(name), pos, ctypes.byref(kind), coords,
@@ -206,7 +240,7 @@ class Program(Owner):
         """Every unit and element position (Place) where the declared tensor holds index, in layout order
         ([] when none does). index is an "i![A: 1, B: 2]" literal or a {axis: value} dict; omitted axes are 0."""
         if isinstance(index, dict):
-            index = "i![" + ", ".join("%s: %d" % kv for kv in index.items()) + "]"
+            index = "i![" + ", ".join("%s: %d" % (_index_key(k), _index_value(k, v)) for k, v in index.items()) + "]"
         count = ctypes.c_size_t()
         what = "where %s %s" % (tensor, index)
         self._call(what, lib.mapc_where, _b(tensor), _b(index), None, 0, ctypes.byref(count),
@@ -223,7 +257,9 @@ class Program(Owner):
             raise NotImplementedError("this libmapc has no mapc_draw")
         if format not in DRAW_FORMATS:
             raise ValueError("format must be one of %s, not %r" % (", ".join(DRAW_FORMATS), format))
-        opts = DrawOptions(DRAW_FORMATS[format], _b(color) if color else None, rows)
+        rows = _convert.integer(rows, "rows", _convert.I64, "rows takes a positive decimal number (or 0: the "
+                                "mapping's own split), not {value}", (0, 2**63 - 1))
+        opts = DrawOptions(DRAW_FORMATS[format], _b(color, "color") if color else None, rows)
         out, length = ctypes.c_void_p(), ctypes.c_size_t()
         self._call("draw %s" % name, lib.mapc_draw, _b(name), ctypes.byref(opts), ctypes.byref(out),
                    ctypes.byref(length))
