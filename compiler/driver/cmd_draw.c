@@ -2,8 +2,8 @@
  * written as SVG, PNG or HTML as the extension of -o says. */
 #include "draw/draw.h"
 #include "driver.h"
+#include "out_file.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -85,27 +85,12 @@ static int parse_args(const char *cmd, int argc, char **argv, int npos, bool col
 static int start(const char *cmd, int argc, char **argv, int npos, bool color, DrawArgs *a, Prog **p)
 {
     int st = parse_args(cmd, argc, argv, npos, color, a);
+    if (st == DRV_EXIT_OK)
+        st = out_refuse_inputs("-o", a->out, &a->pos[0], 1);
     if (st != DRV_EXIT_OK)
         return st;
     *p = drv_load(a->pos[0], false);
     return *p ? DRV_EXIT_OK : DRV_EXIT_INPUT;
-}
-
-/* Writes the picture to path: DRV_EXIT_OK, or DRV_EXIT_INPUT after saying why. */
-static int write_picture(const char *path, const DrawBytes *b)
-{
-    FILE *f = fopen(path, "wb");
-    bool ok = f && fwrite(b->data, 1, b->len, f) == b->len;
-    int err = errno;
-    if (f && fclose(f) != 0 && ok) {
-        ok = false;
-        err = errno;
-    }
-    if (!ok) {
-        fprintf(stderr, "mapc: cannot write %s: %s\n", path, strerror(err));
-        return DRV_EXIT_INPUT;
-    }
-    return DRV_EXIT_OK;
 }
 
 int cmd_draw(int argc, char **argv)
@@ -130,7 +115,7 @@ int cmd_draw(int argc, char **argv)
         }
         ok = draw_map(p, name, m, &a.o, &pic, why, sizeof why);
     }
-    st = ok ? write_picture(a.out, &pic) : DRV_EXIT_INPUT;
+    st = ok ? out_write_bytes(a.out, pic.data, pic.len) : DRV_EXIT_INPUT;
     if (!ok)
         fprintf(stderr, "mapc: cannot draw %s: %s\n", name, why);
     free(pic.data);
@@ -159,7 +144,7 @@ int cmd_diff(int argc, char **argv)
         prog_free(p);
         return DRV_EXIT_INPUT;
     }
-    st = write_picture(a.out, &pic);
+    st = out_write_bytes(a.out, pic.data, pic.len);
     free(pic.data);
     if (st == DRV_EXIT_OK && d.equivalent) {
         printf("equivalent\n");

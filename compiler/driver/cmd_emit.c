@@ -1,9 +1,9 @@
 /* cmd_emit.c — "mapc emit": compile a program's types, copies and kernels to an object, assembly or IR file. */
 #include "cmd_options.h"
 #include "driver.h"
+#include "out_file.h"
 
 #include <ctype.h>
-#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,15 +27,6 @@ static char *header_guard(const char *path, const char *prefix)
         *o++ = isalnum((unsigned char)*s) ? (char)toupper((unsigned char)*s) : '_';
     *o = 0;
     return g;
-}
-
-/* Whether two paths name one file: the same inode when both exist, else the same text. */
-static bool same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    return strcmp(a, b) == 0;
 }
 
 static bool valid_prefix(const char *p)
@@ -102,11 +93,13 @@ int emit_parse_options(int argc, char **argv, EmitOptions *o)
     if (!cg_cpu_known(opt.cpu))
         return drv_usage_error("--cpu '%s' is not a CPU this LLVM can compile for (try x86-64-v3, skylake-avx512, "
                                "znver3 or native)", opt.cpu);
-    if (same_file(out, file))
-        return drv_usage_error("-o %s would overwrite the input file", out);
-    if (header && same_file(header, file))
-        return drv_usage_error("--header %s would overwrite the input file", header);
-    if (header && same_file(header, out))
+    const char *inputs[1] = {file};
+    int refused = out_refuse_inputs("-o", out, inputs, 1);
+    if (refused == DRV_EXIT_OK && header)
+        refused = out_refuse_inputs("--header", header, inputs, 1);
+    if (refused != DRV_EXIT_OK)
+        return refused;
+    if (header && out_same_file(header, out))
         return drv_usage_error("-o and --header both name %s", out);
     *o = (EmitOptions){.file = file, .out = out, .header = header, .cg = opt, .kind = kind, .isa = isa};
     return DRV_EXIT_OK;
@@ -125,15 +118,25 @@ int cmd_emit(int argc, char **argv)
     Prog *p = drv_load(file, false);
     if (!p)
         return DRV_EXIT_INPUT;
-    int status = DRV_EXIT_OK;
-    if (!cg_emit_file(p, &opt, kind, out, &p->diags))
+    /* both outputs are written to temporary files and put in place once both are complete */
+    OutFile fo = {0}, fh = {0};
+    int status = out_begin(&fo, out) && (!header || out_begin(&fh, header)) ? DRV_EXIT_OK : DRV_EXIT_INPUT;
+    if (status == DRV_EXIT_OK && !cg_emit_file(p, &opt, kind, fo.tmp, &p->diags))
         status = DRV_EXIT_INPUT;
     if (status == DRV_EXIT_OK && header) {
         char *guard = header_guard(header, opt.prefix);
-        if (!guard || !cg_write_header(p, &opt, header, guard, &p->diags))
+        if (!guard || !cg_write_header(p, &opt, fh.tmp, guard, &p->diags))
             status = DRV_EXIT_INPUT;
         free(guard);
     }
+    if (status == DRV_EXIT_OK)
+        status = out_commit(&fo);
+    else
+        out_abandon(&fo);
+    if (status == DRV_EXIT_OK && header)
+        status = out_commit(&fh);
+    else if (header)
+        out_abandon(&fh);
     /* drv_load() succeeded, so every diagnostic is ours; back-end ones have no source position */
     for (const Diag *d = p->diags.head; d; d = d->next) {
         if (d->loc.src) {

@@ -17,25 +17,9 @@ import subprocess
 import sys
 import threading
 
-try:
-    import numpy
-except ImportError:
-    numpy = None
-
 import mapc
-
-passed = failed = 0
-
-
-def check(ok, what, detail=""):
-    """Counts one check; prints it when it fails."""
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL %s%s" % (what, ("\n  " + str(detail).replace("\n", "\n  ")) if detail else ""))
-    return ok
+import test_mapc  # its check() and counters (this file's directory is on sys.path)
+from test_mapc import check, numpy
 
 
 def outcome(fn, *args, **kw):
@@ -435,8 +419,8 @@ def main(argv):
         for f in os.listdir(tmp):
             os.unlink(os.path.join(tmp, f))
         os.rmdir(tmp)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    print("%d passed, %d failed" % (test_mapc.passed, test_mapc.failed))
+    return 1 if test_mapc.failed else 0
 
 
 if __name__ == "__main__":
