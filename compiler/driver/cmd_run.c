@@ -393,11 +393,55 @@ static uint64_t kernel_chips(const KernelDecl *k)
     return n;
 }
 
+/* Whether every process of the job runs the same thing: the program's text, the kernel, its sizes, tiles and ISA
+ * and every option, compared before any data moves (a difference would make the processes exchange different
+ * messages: a hang or a crash inside MPI). DRV_EXIT_OK, or DRV_EXIT_INPUT after every process said which field
+ * differs first ("--reps: 1 on rank 0, 2 on rank 1"). */
+static int processes_agree(const RunOptions *o, const Prog *p, const KernelDecl *k)
+{
+    char text[16][RT_AGREE_TEXT];
+    const Source *src = k->loc.src;
+    snprintf(text[0], sizeof text[0], "%s (text digest %016llx)", o->file,
+             (unsigned long long)rt_digest(src->text, src->len));
+    static const char *const size_names[3] = {"--m", "--n", "--k"};
+    for (int r = 0; r < 3; r++)
+        snprintf(text[1 + r], sizeof text[1 + r], "%llu", (unsigned long long)p->axes[k->axis[r]].size);
+    snprintf(text[4], sizeof text[4], "%d", o->threads);
+    snprintf(text[5], sizeof text[5], "%d", o->reps);
+    snprintf(text[6], sizeof text[6], "%llu", (unsigned long long)o->seed);
+    snprintf(text[7], sizeof text[7], "%.17g", o->alpha);
+    snprintf(text[8], sizeof text[8], "%.17g", o->beta);
+    snprintf(text[9], sizeof text[9], "%llu x %llu x %llu", (unsigned long long)k->tile[0],
+             (unsigned long long)k->tile[1], (unsigned long long)k->tile[2]);
+    RtAgreeField f[] = {
+        {"the program", text[0], src->text, src->len},
+        {"the kernel", k->name, NULL, 0},
+        {size_names[0], text[1], NULL, 0},
+        {size_names[1], text[2], NULL, 0},
+        {size_names[2], text[3], NULL, 0},
+        {"--threads", text[4], NULL, 0},
+        {"--reps", text[5], NULL, 0},
+        {"--seed", text[6], NULL, 0},
+        {"--alpha", text[7], NULL, 0},
+        {"--beta", text[8], NULL, 0},
+        {"--check", o->check_all ? "all" : "auto", NULL, 0},
+        {"--isa", target_isa_name(k->isa), NULL, 0},
+        {"the kernel's tiles (M x N x K)", text[9], NULL, 0},
+    };
+    char why[512];
+    int r = rt_transport_agree(o->transport, f, (int)(sizeof f / sizeof *f), why, sizeof why);
+    if (r == 0)
+        return DRV_EXIT_OK;
+    fprintf(stderr, "mapc: rank %d of %d: %s%s\n", o->transport->rank, o->transport->size,
+            r > 0 ? "the processes of the job run different things: " : "", why);
+    return DRV_EXIT_INPUT;
+}
 #endif
 
 /* Joins the MPI job when --mpi on, or --mpi auto and mpirun started this process: one process per chip of
- * the kernel's operands, or a usage error (on every process alike, so all of them end). */
-static int start_processes(RunOptions *o, const KernelDecl *k)
+ * the kernel's operands once every process found that all run the same (processes_agree), or a usage error (on
+ * every process alike, so all of them end). */
+static int start_processes(RunOptions *o, const Prog *p, const KernelDecl *k)
 {
 #ifdef MAPC_HAVE_MPI
     if (o->mpi == 0 || (o->mpi < 0 && !rt_mpi_launched()))
@@ -407,6 +451,9 @@ static int start_processes(RunOptions *o, const KernelDecl *k)
         fprintf(stderr, "mapc: cannot join the MPI job: %s\n", err);
         return DRV_EXIT_INPUT;
     }
+    int agreed = processes_agree(o, p, k);
+    if (agreed != DRV_EXIT_OK)
+        return agreed;
     uint64_t chips = kernel_chips(k);
     if ((uint64_t)o->transport->size != chips) {
         if (o->transport->rank == 0) {
@@ -425,6 +472,7 @@ static int start_processes(RunOptions *o, const KernelDecl *k)
     }
     return DRV_EXIT_OK;
 #else
+    (void)p;
     (void)k;
     if (o->mpi == 1)
         return drv_usage_error("--mpi on: this mapc was built without MPI (meson setup -Dmpi=enabled)%s", "");
@@ -532,7 +580,7 @@ int cmd_run(int argc, char **argv)
                 return drv_usage_error("%s", what);
             }
         }
-    int status = start_processes(&o, k);
+    int status = start_processes(&o, p, k);
     if (status == DRV_EXIT_OK)
         status = run_kernel(p, k, &o);
     prog_free(p);

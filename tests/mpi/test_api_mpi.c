@@ -1,5 +1,6 @@
 /* test_api_mpi.c — the public MPI runtime (mapc_mpi.h) under mpirun -np 2: a tensor written from process 0,
- * moved between chip distributions and read back to process 0, value for value; the processes' count checked. */
+ * moved between chip distributions and read back to process 0, value for value; the processes' count checked;
+ * processes that compiled different tensors refused on every process. */
 #include "mapc_mpi.h"
 
 #include <stdio.h>
@@ -57,10 +58,33 @@ int main(int argc, char **argv)
         if (!refused)
             fprintf(stderr, "FAIL: a 4-chip tensor on 2 processes: status %d, %s\n", (int)four_st,
                     mapc_runtime_error(rt));
-        printf("%d passed, %d failed\n", passed, failed);
     }
     mapc_runtime_free(rt);
     mapc_program_free(p);
+
+    /* processes that compiled different tensors: refused on every process before anything moves */
+    char other[256];
+    snprintf(other, sizeof other, "axes![I = %d, J = 48];\ntensor Rows: HbmTensor<f32, m![I / 32], m![I %% 32, J]>;\n",
+             rank == 0 ? 64 : 96);
+    mapc_runtime *bad = NULL;
+    int local = 0, total = 0;
+    if (mapc_compile_string("<api-mpi-other>", other, strlen(other), &p) != MAPC_OK) {
+        local = 1;
+    } else {
+        mapc_status st = mapc_runtime_create_mpi(p, 1, MPI_COMM_WORLD, &bad);
+        const char *d = mapc_diag_count(p) ? mapc_diag_text(p, mapc_diag_count(p) - 1) : "";
+        local = !(st == MAPC_ERR_INPUT && !bad &&
+                  strstr(d, "compiled different programs: the program's axes and tensors: text digest "));
+        if (local)
+            fprintf(stderr, "FAIL: rank %d: different programs: status %d, %s\n", rank, (int)st, d);
+        mapc_runtime_free(bad);
+    }
+    mapc_program_free(p);
+    MPI_Reduce(&local, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        total ? failed++ : passed++;
+        printf("%d passed, %d failed\n", passed, failed);
+    }
     MPI_Finalize();
     return failed != 0;
 }
