@@ -170,7 +170,7 @@ ditems(R) ::= ditems(L) COMMA LBRACE IDENT(N) RBRACE. { uint64_t v = 0; bool ok 
 mlist(R) ::= items(I). { R = sema_pair_list(ps, I); }
 mlist(R) ::= items(I) COMMA. { R = sema_pair_list(ps, I); }
 items(R) ::= postfix(P). { R = sema_list_add(ps, NULL, P, 0, (Loc){0}); }
-items(R) ::= items(I) COMMA postfix(P). { R = sema_list_add(ps, I, P, 0, (Loc){0}); }
+items(R) ::= items(I) COMMA(C) postfix(P). { R = sema_list_add(ps, I, P, 0, C.loc); }
 
 postfix(R) ::= atom(A). { R = A; }
 postfix(R) ::= postfix(L) SLASH(O) arg(N). { R = sema_postfix(ps, MAP_STRIDE, PAD_TOP, L, N.ok, N.n, O.loc); }

@@ -31,7 +31,7 @@ bool lex_next(Lexer *lx, Token *t);
 typedef struct MapList {
     const Map *map;     /* NULL if the entry had an error */
     uint64_t value;     /* index-literal value */
-    Loc loc;
+    Loc loc;            /* an index entry's colon; a mapping list item's comma before it (none for the first) */
     struct MapList *next;   /* built newest first */
 } MapList;
 

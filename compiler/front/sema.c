@@ -129,11 +129,13 @@ const Map *sema_pair_list(Parser *ps, MapList *items)
         ok &= e->map != NULL;
     if (!ok)
         return NULL;
-    /* items are newest first: fold from the minor end, so the comma groups to the right */
+    /* items are newest first: fold from the minor end, so the comma groups to the right; a failed pair is
+     * reported at its comma (the loc of the item after it), here, even when its operands are escapes of types
+     * defined elsewhere */
     const Map *acc = items->map;
-    for (MapList *e = items->next; e; e = e->next) {
+    for (MapList *prev = items, *e = items->next; e; prev = e, e = e->next) {
         MapWhy why;
-        acc = sema_checked(ps, map_make_pair(&ps->prog->arena, e->map, acc, e->map->loc, why), e->map->loc, why);
+        acc = sema_checked(ps, map_make_pair(&ps->prog->arena, e->map, acc, e->map->loc, why), prev->loc, why);
         if (!acc)
             return NULL;
     }
