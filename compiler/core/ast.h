@@ -191,7 +191,14 @@ typedef struct Prog {
     TargetIsa target;   /* the ISA kernels are checked for (prog_set_target); TARGET_ISA_HOST: the host's best */
     TargetCaches caches; /* the caches kernel tiles are modelled for (prog_set_caches); l1d 0: the host's, read
                           * when a kernel first needs them (prog_caches) */
+    double check_budget; /* CPU seconds all the assertions may take (prog_set_check_budget); 0: the default */
+    double check_spent;  /* CPU seconds the assertions checked so far took */
+    int nasserts_skipped; /* assertions not checked: the budget was used up before them */
 } Prog;
+
+/* The CPU time all the assertions of a program may take unless prog_set_check_budget says otherwise: each
+ * assertion also has its own budget (the decision's isl operations), this bounds their sum. */
+#define MAPC_CHECK_BUDGET_SECONDS 60.0
 
 /* A size that replaces the declared one of an axis (prog_override_axis), in the program's arena. */
 typedef struct AxisOverride {
@@ -230,6 +237,11 @@ void prog_override_axis(Prog *p, const char *name, uint64_t size);
 /* Makes p's kernel declarations be checked for (and run on) isa: their default micro-tile and panels,
  * the K groups and register budget of that ISA's table. Call before prog_parse. */
 void prog_set_target(Prog *p, TargetIsa isa);
+
+/* Makes the assertions of p share a budget of seconds of CPU time (mapc's MAPC_CHECK_BUDGET; > 0) instead of
+ * MAPC_CHECK_BUDGET_SECONDS: those after it is used up are not checked (each is counted as failed, the first
+ * reported). Call before prog_parse. */
+void prog_set_check_budget(Prog *p, double seconds);
 
 /* Makes p's kernels without a tile clause take the cache model's tiles for caches c instead of the host's
  * (mapc's MAPC_CACHES). Call before prog_parse. The caches p uses (the host's unless set): prog_caches. */

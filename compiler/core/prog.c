@@ -105,6 +105,11 @@ void prog_set_caches(Prog *p, const TargetCaches *c)
     p->caches = *c;
 }
 
+void prog_set_check_budget(Prog *p, double seconds)
+{
+    p->check_budget = seconds;
+}
+
 const TargetCaches *prog_caches(Prog *p)
 {
     if (!p->caches.l1d)

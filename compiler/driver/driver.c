@@ -3,6 +3,7 @@
 #include "driver.h"
 #include "codegen/codegen.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,6 +210,17 @@ void drv_print_diags(const Prog *p, const Diag *from)
 
 TargetIsa drv_isa = TARGET_ISA_HOST;
 TargetCaches drv_caches;
+double drv_check_budget;
+
+bool drv_parse_seconds(const char *s, double *seconds)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v > 0 && v <= 1e9) || !isdigit((unsigned char)*s))
+        return false;
+    *seconds = v;
+    return true;
+}
 
 Prog *drv_new_prog(TargetIsa isa)
 {
@@ -217,6 +229,8 @@ Prog *drv_new_prog(TargetIsa isa)
         prog_set_target(p, isa != TARGET_ISA_HOST ? isa : drv_isa);
         if (drv_caches.l1d)
             prog_set_caches(p, &drv_caches);
+        if (drv_check_budget > 0)
+            prog_set_check_budget(p, drv_check_budget);
     }
     return p;
 }

@@ -37,6 +37,11 @@ extern TargetIsa drv_isa;
 /* The caches kernels without a tile clause are modelled for: the host's (l1d 0), or the environment's
  * MAPC_CACHES=L1D,L2 (read by main). drv_new_prog applies both. */
 extern TargetCaches drv_caches;
+/* The CPU seconds all the assertions of a program may take: the environment's MAPC_CHECK_BUDGET (read by main),
+ * or 0 for the default (MAPC_CHECK_BUDGET_SECONDS). drv_new_prog applies it. */
+extern double drv_check_budget;
+/* MAPC_CHECK_BUDGET's value: a decimal number of seconds, more than 0 and at most 10^9; false for another text. */
+bool drv_parse_seconds(const char *s, double *seconds);
 /* An empty program for drv_isa or isa (when not TARGET_ISA_HOST) and drv_caches; NULL if out of memory. */
 Prog *drv_new_prog(TargetIsa isa);
 /* Points the JIT's on-disk cache at $MAPC_CACHE_DIR (none when it is set but empty), else

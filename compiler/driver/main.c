@@ -38,7 +38,9 @@ static const char usage_text[] =
     "environment: MAPC_ISA=avx512|avx2|portable checks and runs kernels for that ISA (default: the host's best).\n"
     "  MAPC_CACHES=L1D,L2 (as 48K,2M) gives kernels without a tile clause the tiles of those caches per core\n"
     "  (default: the host's, read at run time).\n"
-    "  MAPC_PERF=1 names the JIT-compiled code in profiles of 'perf record -k 1' (merge with 'perf inject --jit').\n";
+    "  MAPC_PERF=1 names the JIT-compiled code in profiles of 'perf record -k 1' (merge with 'perf inject --jit').\n"
+    "  MAPC_CHECK_BUDGET=SECONDS bounds the CPU time of all the assertions of a program (default 60); those\n"
+    "  after it is used up are not checked (an error at the first).\n";
 
 static const struct {
     const char *name, *help;
@@ -190,6 +192,10 @@ int main(int argc, char **argv)
     if (caches && *caches && !target_caches_parse(caches, &drv_caches))
         return drv_usage_error("MAPC_CACHES takes the L1 data and L2 cache sizes of one core, as in 48K,2M (4K to 1G "
                                "and 64K to 1G), not '%s'", caches);
+    /* MAPC_CHECK_BUDGET=SECONDS bounds the CPU time of all the assertions of a program */
+    const char *budget = getenv("MAPC_CHECK_BUDGET");
+    if (budget && *budget && !drv_parse_seconds(budget, &drv_check_budget))
+        return drv_usage_error("MAPC_CHECK_BUDGET takes a number of seconds above 0 (as 60 or 0.5), not '%s'", budget);
     if (!drv_setup_cache()) {
         fputs("mapc: out of memory\n", stderr);
         return DRV_EXIT_INPUT;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define U(x) ((unsigned long long)(x))
 
@@ -238,12 +239,38 @@ bool sema_pad_name(Parser *ps, Token name, CellKind *kind)
     return false;
 }
 
+/* CPU seconds of the calling thread (the one checking the program). */
+static double thread_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Whether the assertion at `at` may be checked: the assertions before it took less than the program's budget.
+ * Otherwise it counts as failed, and the first assertion so refused is reported. */
+static bool budget_allows(Parser *ps, Loc at)
+{
+    Prog *p = ps->prog;
+    double budget = p->check_budget > 0 ? p->check_budget : MAPC_CHECK_BUDGET_SECONDS;
+    if (p->check_spent < budget)
+        return true;
+    if (p->nasserts_skipped++ == 0)
+        diag_error(D(ps), at, "cannot decide the assertion: the program's assertions exceed their budget of %g s of "
+                   "CPU time (%.1f s spent); it and the assertions after it are not checked", budget, p->check_spent);
+    p->nasserts_failed++;
+    return false;
+}
+
 void sema_assert_cell(Parser *ps, Loc at, const Map *m, Token pos, const CellLit *expect)
 {
     Prog *p = ps->prog;
     if (!m || !expect->ok)
         return;
     p->nasserts++;
+    if (!budget_allows(ps, at))
+        return;
+    double start = thread_seconds();
     Evaluator *ev = eqv_evaluator_new(p);
     Cell got = sema_new_cell(p), want = sema_new_cell(p);
     EvalStatus st = eval_cell(ev, m, pos.num, &got);
@@ -268,6 +295,7 @@ void sema_assert_cell(Parser *ps, Loc at, const Map *m, Token pos, const CellLit
         p->nasserts_failed++;
     }
     eqv_evaluator_free(ev);
+    p->check_spent += thread_seconds() - start;
 }
 
 void sema_assert_equiv(Parser *ps, Loc at, const Map *a, const Map *b, bool want_equal)
@@ -276,6 +304,9 @@ void sema_assert_equiv(Parser *ps, Loc at, const Map *a, const Map *b, bool want
     if (!a || !b)
         return;
     p->nasserts++;
+    if (!budget_allows(ps, at))
+        return;
+    double start = thread_seconds();
     Eqv *q = eqv_new(p);
     EqvResult r = {.c1 = sema_new_cell(p), .c2 = sema_new_cell(p)};
     if (q)
@@ -295,5 +326,6 @@ void sema_assert_equiv(Parser *ps, Loc at, const Map *a, const Map *b, bool want
         p->nasserts_failed++;
     }
     eqv_free(q);
+    p->check_spent += thread_seconds() - start;
 }
 
