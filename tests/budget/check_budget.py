@@ -12,7 +12,8 @@ import subprocess
 import sys
 import tempfile
 
-passed = failed = 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "draw"))
+import tally  # noqa: E402  (the case counter of the picture tests)
 
 # one assertion that takes a fraction of a second of CPU (the symbolic decision of composite bases), and holds
 X = "[A # 1025, C # 984]"
@@ -21,13 +22,8 @@ HEAD = "axes![A = 600, B = 800, C = 500];\n"
 
 
 def check(ok, what, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL %s%s" % (what, ("\n  " + str(detail).replace("\n", "\n  ")) if detail else ""))
-    return ok
+    """tally's check, the detail shown under a failure."""
+    return tally.check(ok, what + ("\n  " + str(detail).replace("\n", "\n  ") if detail else ""))
 
 
 def run(mapc, path, budget=None, timeout=120):
@@ -78,8 +74,7 @@ def main(argv):
         rc, err, _ = run(mapc, one, "soon")
         check(rc == 2 and "MAPC_CHECK_BUDGET takes a number of seconds above 0 (as 60 or 0.5), not 'soon'" in err,
               "a malformed MAPC_CHECK_BUDGET is a usage error", err)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return tally.report()
 
 
 if __name__ == "__main__":
