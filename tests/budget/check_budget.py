@@ -54,7 +54,7 @@ def main(argv):
         check(rc == 0 and not err, "a program within its budget is checked whole (exit %s)" % rc, err)
         # a budget of a few assertions; the one in progress when it runs out finishes (its own budget bounds it)
         budget = round(max(0.5, 2.5 * t1), 2)
-        margin = 1.5 * t1 + 1.0
+        margin = 2.0 * t1 + 1.5
         many = os.path.join(tmp, "many.map")
         with open(many, "w") as f:
             f.write(HEAD + "".join(SLOW + "\n" for _ in range(count)) + "assert m![A][5] == i![A: 5];\n")

@@ -65,7 +65,7 @@ def offset_model(a, b):
 
 def cli_message(*args):
     """The first line of stderr of mapc ARGS without its "mapc: " prefix (the command must fail)."""
-    p = subprocess.run([MAPC] + list(args), capture_output=True, text=True)
+    p = subprocess.run([MAPC] + list(args), capture_output=True, text=True, env=test_mapc.TOOL_ENV)
     line = p.stderr.splitlines()[0] if p.stderr else ""
     return p.returncode, line[len("mapc: "):] if line.startswith("mapc: ") else line
 
