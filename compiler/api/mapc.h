@@ -121,6 +121,17 @@ mapc_status mapc_equiv(mapc_program *p, const char *name1, const char *name2, in
  * free()); NULL unless MAPC_OK. */
 mapc_status mapc_norm(mapc_program *p, const char *name, char **out);
 
+/* The mapping name (a type, or an inline "m![...]", which mutates) as a valid m![...] line, as written (a type's
+ * definition with the names it uses resolved). *out is malloc'ed (free() it); NULL unless MAPC_OK. */
+mapc_status mapc_map_text(mapc_program *p, const char *name, char **out);
+
+/* The cells of n positions of the mapping name (a type, or an inline "m![...]", which mutates) in one call:
+ * kinds[i] receives the kind of position pos[i], coords[i * axis_count .. (i + 1) * axis_count) its coordinates
+ * (0 unless live; coords may be NULL when the program has no axes). MAPC_ERR_UNDECIDED at the first position
+ * the interpreter cannot decide (the entries before it are filled). */
+mapc_status mapc_eval_many(mapc_program *p, const char *name, const uint64_t *pos, size_t n, int *kinds,
+                           int64_t *coords);
+
 /* A unit and element position of a tensor: chip, cluster and slice (DmTensor), chip (HbmTensor; cluster and
  * slice 0), or none (HostTensor: all three 0); element is the position within the unit. */
 typedef struct mapc_place {

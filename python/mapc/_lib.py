@@ -105,6 +105,8 @@ _SIGNATURES = {
     "mapc_eval": (_I, [_P, _S, _U64, _PTR(_I), _PTR(_I64)]),
     "mapc_equiv": (_I, [_P, _S, _S, _PTR(_I), _PTR(_U64)]),
     "mapc_norm": (_I, [_P, _S, _PTR(_VP)]),
+    "mapc_map_text": (_I, [_P, _S, _PTR(_VP)]),
+    "mapc_eval_many": (_I, [_P, _S, _PTR(_U64), _SZ, _PTR(_I), _PTR(_I64)]),
     "mapc_where": (_I, [_P, _S, _S, _PTR(Place), _SZ, _PTR(_SZ)]),
     "mapc_jit_create": (_I, [_P, _PTR(JitOptions), _PTR(_P)]),
     "mapc_jit_cell": (_I, [_P, _S, _PTR(_VP)]),

@@ -154,13 +154,30 @@ class Program(Owner):
 
     @property
     def types(self):
-        """The type names, in definition order."""
-        out = []
+        """The types, in definition order: a dict of name -> Mapping (iterating it gives the names)."""
+        from .mapping import Mapping
+        out = {}
         for i in range(lib.mapc_type_count(self.handle)):
             name = ctypes.c_char_p()
             lib.mapc_type_name(self.handle, i, ctypes.byref(name))
-            out.append(name.value.decode())
+            out[name.value.decode()] = Mapping(self, name.value.decode())
         return out
+
+    def mapping(self, text):
+        """The Mapping of a type name or an inline "m![...]" text (a Mapping of this program is returned as
+        it is). Raises NotFoundError for an unknown name, CompileError for a text with errors."""
+        from .mapping import Mapping, _map_text
+        if isinstance(text, Mapping):
+            if text.program is not self:
+                raise ValueError("%s is a mapping of another program" % text)
+            return text
+        if not isinstance(text, (str, bytes)):
+            raise TypeError("mapping needs a type name or m![...] text, not %s" % type(text).__name__)
+        text = text.decode() if isinstance(text, bytes) else text
+        if text.startswith("m!"):
+            return Mapping(self, None, _map_text(self, text))
+        _map_text(self, text)  # raises for an unknown name
+        return Mapping(self, text)
 
     def size(self, name):
         """|E|: the number of positions of the mapping."""
@@ -193,14 +210,18 @@ class Program(Owner):
         p = pos.value
         return False, Counterexample(p, self.eval(name1, p), self.eval(name2, p), None)
 
-    def norm(self, name):
-        """The normal form of the mapping as a valid m![...] line."""
+    def _text(self, what, fn, name):
+        """The malloc'ed text fn(handle, name, &out) returns (mapc_norm, mapc_map_text), as str."""
         out = ctypes.c_void_p()
-        self._call("norm %s" % name, lib.mapc_norm, _b(name), ctypes.byref(out), names=(name,))
+        self._call(what, fn, _b(name), ctypes.byref(out), names=(name,))
         try:
             return ctypes.string_at(out).decode()
         finally:
             libc.free(out)
+
+    def norm(self, name):
+        """The normal form of the mapping as a valid m![...] line."""
+        return self._text("norm %s" % name, lib.mapc_norm, name)
 
     def where(self, tensor, index):
         """Every unit and element position (Place) where the declared tensor holds index, in layout order
