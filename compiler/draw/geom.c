@@ -1,5 +1,6 @@
 /* geom.c — the geometry of a picture (cell sizes, panels in a near-square grid, the header band with title and
- * legend), its string pool, and the dispatch to the SVG, HTML and PNG writers. */
+ * legend, tile outlines as merged runs of cell edges), its string pool and legend, and the dispatch to the SVG,
+ * HTML and PNG writers. */
 #include "draw_impl.h"
 
 #include <stdio.h>
@@ -9,6 +10,8 @@
 /* PNG pictures with text are drawn at full size up to this many pixels; larger ones with plain squares. */
 #define PNG_MAX_PIXELS (UINT64_C(16) << 20)
 #define PNG_MAX_SIDE 16000
+/* Compact SVG pictures get the largest cells (at most 12 pixels) within this many pixels. */
+#define SVG_MAX_PIXELS (UINT64_C(9) << 20)
 
 size_t pic_add_str(Pic *pic, const char *s)
 {
@@ -24,6 +27,96 @@ void pic_free(Pic *pic)
     free(pic->cells);
 }
 
+char *pic_map_text(const Prog *p, const Map *m)
+{
+    size_t n = map_format(p, m, NULL, 0);
+    char *s = mem_alloc(n + 1);
+    map_format(p, m, s, n + 1);
+    return s;
+}
+
+size_t pic_add_title(Pic *pic, const Prog *p, const char *name, const Map *m)
+{
+    char *mt = pic_map_text(p, m);
+    Buf t = {0};
+    if (strcmp(name, mt) == 0)
+        buf_puts(&t, mt);
+    else
+        buf_printf(&t, "%s = %s", name, mt);
+    size_t off = pic_add_str(pic, (const char *)t.data);
+    free(t.data);
+    free(mt);
+    return off;
+}
+
+size_t pic_add_tensor_title(Pic *pic, const Prog *p, const TensorDecl *t)
+{
+    Buf tt = {0};
+    buf_printf(&tt, "tensor %s: %s<%s", t->name, mem_kind_tensor(t->mem), elem_type_name(t->elem));
+    for (int i = 0; i < mem_kind_maps(t->mem); i++) {
+        char *mt = pic_map_text(p, t->maps[i]);
+        buf_printf(&tt, ", %s", mt);
+        free(mt);
+    }
+    buf_puts(&tt, ">");
+    size_t off = pic_add_str(pic, (const char *)tt.data);
+    free(tt.data);
+    return off;
+}
+
+Eqv *pic_decide(Prog *p, const Map *a, const Map *b, EqvResult *r, DrawDiff *d)
+{
+    Eqv *q = eqv_new(p);
+    *r = (EqvResult){.c1.coord = mem_calloc((size_t)p->naxes + 1, sizeof(uint64_t)),
+                     .c2.coord = mem_calloc((size_t)p->naxes + 1, sizeof(uint64_t))};
+    eqv_decide(q, a, b, r); /* its counterexample is the smallest; an undecided one leaves the cells to tell */
+    if (r->verdict == EQV_CELLS_DIFFER)
+        d->first = r->pos;
+    return q;
+}
+
+void pic_diff_legend(Pic *pic, bool equivalent)
+{
+    pic_legend(pic, PAL_SAME, "same");
+    if (!equivalent) {
+        pic_legend(pic, PAL_DIFFER, "differs");
+        pic_legend(pic, PAL_FIRST, "first difference");
+    }
+}
+
+void pic_unit_label(MemKind mem, TensorUnits u, uint64_t k, char *buf, size_t size)
+{
+    uint64_t s = k % u.slices, l = k / u.slices % u.clusters, c = k / u.slices / u.clusters;
+    if (mem == MEM_DM)
+        snprintf(buf, size, "chip %llu, cluster %llu, slice %llu", (unsigned long long)c, (unsigned long long)l,
+                 (unsigned long long)s);
+    else if (mem == MEM_HBM)
+        snprintf(buf, size, "chip %llu", (unsigned long long)c);
+    else
+        snprintf(buf, size, "host");
+}
+
+bool pic_index_view(const Prog *p, const Map *a, const Map *b, const DrawOptions *o)
+{
+    if (o->view != DRAW_VIEW_AUTO)
+        return o->view == DRAW_VIEW_INDEX;
+    bool *used = mem_calloc((size_t)p->naxes + 1, 1);
+    map_mark_axes(a, used);
+    if (b)
+        map_mark_axes(b, used);
+    int n = 0;
+    for (int i = 0; i < p->naxes; i++)
+        n += used[i] && !p->axes[i].local;
+    free(used);
+    return n >= 2;
+}
+
+void pic_legend(Pic *pic, uint32_t rgb, const char *label)
+{
+    if (pic->nlegend < PIC_MAX_LEGEND)
+        pic->legend[pic->nlegend++] = (PicLegend){rgb, pic_add_str(pic, label)};
+}
+
 /* Decimal digits of v. */
 static int digits(uint64_t v)
 {
@@ -35,11 +128,17 @@ static int digits(uint64_t v)
     return d;
 }
 
-/* The space a panel takes around its cells with text: the label above, column numbers, row numbers on the left. */
-static int label_h(const Pic *pic, const PicPanel *pn) { return pic->g.text ? (pn->label != PIC_NONE ? 18 : 0) + 14 : 0; }
+/* The space a panel takes around its cells: the label above, column numbers, row numbers on the left (sampled in
+ * a compact picture). */
+static int label_h(const Pic *pic, const PicPanel *pn)
+{
+    (void)pic;
+    return (pn->label != PIC_NONE ? 18 : 0) + 14;
+}
 static int rowhdr_w(const Pic *pic, const PicPanel *pn)
 {
-    return pic->g.text ? digits(pn->rows ? pn->rows - 1 : 0) * PIC_SMALL_W + 8 : 0;
+    uint64_t step = pic->row_step ? pic->row_step : 1;
+    return digits(pn->rows ? (pn->rows - 1) * step : 0) * PIC_SMALL_W + 8;
 }
 
 /* The width the header band needs: the legend, and the title and subtitle up to 1600 pixels (a longer one runs
@@ -86,13 +185,14 @@ void pic_layout(Pic *pic, bool text, uint64_t max_pixels)
     g->text = text;
     if (text) {
         size_t widest = pic->widest;
-        for (size_t i = 0; i < pic->ncells; i++) { /* position numbers are small text */
+        for (size_t i = 0; pic->lines > 1 && i < pic->ncells; i++) { /* position numbers are small text */
             size_t w = ((size_t)digits(pic->cells[i].pos) * PIC_SMALL_W + PIC_CHAR_W - 1) / PIC_CHAR_W;
             if (w > widest)
                 widest = w;
         }
-        g->cell_w = (int)(widest * PIC_CHAR_W + 8 < 44 ? 44 : widest * PIC_CHAR_W + 8);
-        g->cell_h = pic->lines == 2 ? 32 : 46;
+        int least = pic->lines == 1 ? 30 : 44;
+        g->cell_w = (int)(widest * PIC_CHAR_W + 8 < (size_t)least ? (size_t)least : widest * PIC_CHAR_W + 8);
+        g->cell_h = pic->lines == 1 ? 22 : pic->lines == 2 ? 32 : 46;
         g->gap = 1;
         place(pic);
         return;
@@ -126,7 +226,7 @@ bool pic_render(Pic *pic, DrawFormat f, DrawBytes *out, char *why, size_t size)
             return false;
         }
     } else {
-        pic_layout(pic, true, 0);
+        pic_layout(pic, pic->ncells <= PIC_TEXT_CELLS, SVG_MAX_PIXELS);
         if (f == DRAW_SVG)
             svg_write(pic, true, &b);
         else
@@ -135,4 +235,49 @@ bool pic_render(Pic *pic, DrawFormat f, DrawBytes *out, char *why, size_t size)
     out->data = b.data;
     out->len = b.len;
     return true;
+}
+
+/* The group of cell (r, c) of a panel at a level; 0 outside the panel. */
+static uint32_t group_at(const Pic *pic, const PicPanel *pn, int level, int64_t r, int64_t c)
+{
+    if (r < 0 || c < 0 || (uint64_t)r >= pn->rows || (uint64_t)c >= pn->cols)
+        return 0;
+    return pic->cells[pn->first_cell + (size_t)r * pn->cols + (size_t)c].group[level];
+}
+
+void pic_outline(const Pic *pic, const PicPanel *pn, int level,
+                 void (*seg)(void *ctx, double x0, double y0, double x1, double y1), void *ctx)
+{
+    double pw = pic->g.cell_w + pic->g.gap, ph = pic->g.cell_h + pic->g.gap, half = pic->g.gap / 2.0;
+    int64_t rows = (int64_t)pn->rows, cols = (int64_t)pn->cols;
+    for (int vertical = 0; vertical < 2; vertical++) {
+        int64_t lines = vertical ? cols : rows, along = vertical ? rows : cols;
+        for (int64_t e = 0; e <= lines; e++) { /* the edge before cell e across the lines */
+            int64_t run = -1;
+            for (int64_t i = 0; i <= along; i++) {
+                uint32_t a = i == along ? 0 : vertical ? group_at(pic, pn, level, i, e - 1) : group_at(pic, pn, level, e - 1, i);
+                uint32_t b = i == along ? 0 : vertical ? group_at(pic, pn, level, i, e) : group_at(pic, pn, level, e, i);
+                bool edge = i < along && a != b;
+                if (edge && run < 0)
+                    run = i;
+                if (!edge && run >= 0) {
+                    if (vertical)
+                        seg(ctx, (double)pn->x + (double)e * pw - half, (double)pn->y + (double)run * ph - half,
+                            (double)pn->x + (double)e * pw - half, (double)pn->y + (double)i * ph - half);
+                    else
+                        seg(ctx, (double)pn->x + (double)run * pw - half, (double)pn->y + (double)e * ph - half,
+                            (double)pn->x + (double)i * pw - half, (double)pn->y + (double)e * ph - half);
+                    run = -1;
+                }
+            }
+        }
+    }
+}
+
+uint64_t pic_label_step(const Pic *pic)
+{
+    uint64_t k = 1;
+    while (!pic->g.text && k * (uint64_t)(pic->g.cell_w + pic->g.gap) < 40)
+        k *= 2;
+    return k;
 }

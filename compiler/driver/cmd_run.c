@@ -451,7 +451,7 @@ int run_parse_options(int argc, char **argv, RunOptions *out)
         char *end;
         if (which >= 0 || strcmp(a, "--threads") == 0 || strcmp(a, "--reps") == 0 || strcmp(a, "--seed") == 0) {
             if (!has_value || !drv_parse_pos(argv[i + 1], &v))
-                return drv_usage_error("%s needs a decimal number", a);
+                return drv_usage_error("%s needs a number (decimal or 0x hex)", a);
             i++;
             if (which >= 0) {
                 if (v == 0)

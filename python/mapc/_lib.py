@@ -78,7 +78,8 @@ class KernelOptions(ctypes.Structure):
 
 
 class DrawOptions(ctypes.Structure):
-    _fields_ = [("format", ctypes.c_int), ("color", ctypes.c_char_p), ("rows", ctypes.c_int64)]
+    _fields_ = [("format", ctypes.c_int), ("color", ctypes.c_char_p), ("rows", ctypes.c_int64), ("view", ctypes.c_int),
+                ("axes", ctypes.c_char_p)]
 
 
 CELL_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_uint64, ctypes.POINTER(ctypes.c_int64))

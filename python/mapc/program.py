@@ -12,6 +12,7 @@ from .errors import ERR_INPUT, ERR_NOT_FOUND, OK, status_error
 
 KINDS = ("live", "pad(top)", "pad(zero)", "pad(bottom)", "oob", "overflow")
 DRAW_FORMATS = {"svg": 0, "png": 1, "html": 2}
+DRAW_VIEWS = {None: 0, "buffer": 1, "index": 2}
 
 Place = collections.namedtuple("Place", "chip cluster slice element")
 Place.__doc__ = "A unit and element position of a tensor (cluster and slice 0 outside DM, chip 0 on the host)."
@@ -237,14 +238,20 @@ class Program(Owner):
         self._call(what, lib.mapc_where, _b(tensor), _b(index), places, n, ctypes.byref(count))
         return [Place(p.chip, p.cluster, p.slice, p.element) for p in places[:n]]
 
-    def draw(self, name, format="svg", color=None, rows=0):
-        """The mapping (or tensor) drawn as SVG, PNG or HTML bytes (mapc_draw; color None: the default,
-        rows 0: all). NotImplementedError when this libmapc has no mapc_draw."""
+    def draw(self, name, format="svg", color=None, rows=0, view=None, axes=None):
+        """The mapping (or tensor) drawn as SVG, PNG or HTML bytes (mapc_draw): view "index" (the tensor's
+        coordinates), "buffer" (the positions) or None (index over two axes or more); axes "M,N" (the index
+        view's rows and columns; None: the first two the layout uses); color a colour key as mapc draw's
+        --color-by (None: the view's default); rows the buffer view's (0: its own split).
+        NotImplementedError when this libmapc has no mapc_draw."""
         if not hasattr(lib, "mapc_draw"):
             raise NotImplementedError("this libmapc has no mapc_draw")
         if format not in DRAW_FORMATS:
             raise ValueError("format must be one of %s, not %r" % (", ".join(DRAW_FORMATS), format))
-        opts = DrawOptions(DRAW_FORMATS[format], _b(color) if color else None, rows)
+        if view not in DRAW_VIEWS:
+            raise ValueError("view must be 'index', 'buffer' or None, not %r" % (view,))
+        opts = DrawOptions(DRAW_FORMATS[format], _b(color) if color else None, rows, DRAW_VIEWS[view],
+                           _b(axes) if axes else None)
         out, length = ctypes.c_void_p(), ctypes.c_size_t()
         self._call("draw %s" % name, lib.mapc_draw, _b(name), ctypes.byref(opts), ctypes.byref(out),
                    ctypes.byref(length))
