@@ -177,11 +177,11 @@ static void panel(const Pic *pic, const PicPanel *pn, Buf *o)
     buf_puts(o, "</g>\n");
 }
 
-/* The fills of a compact picture: a path per colour, each run of cells of one colour in a row one stroke. */
+/* The fills of a compact picture: a path per colour of rectangles, each the cells of one colour in a run of a row
+ * merged with the same runs of the rows below (a tile of one colour is one rectangle). */
 typedef struct Fill {
-    uint32_t rgb;
+    uint32_t rgb;       /* the colour + 1; 0: an empty slot */
     Buf d;
-    int64_t x, y; /* where the path's pen is */
 } Fill;
 
 /* The fill of colour rgb in the open-addressed table (cap a power of two), added when new; NULL when full. */
@@ -194,70 +194,90 @@ static Fill *fill_of(Fill *t, size_t cap, size_t *n, uint32_t rgb)
     if (*n + 1 >= cap / 2)
         return NULL;
     (*n)++;
-    t[h].rgb = rgb + 1; /* +1: 0 marks an empty slot */
-    t[h].x = t[h].y = INT64_MIN;
+    t[h].rgb = rgb + 1;
     return &t[h];
 }
 
-/* Appends the runs of every panel's rows to the fills (growing the table when it fills up). */
+/* The table of fills, doubled in place when it fills up. */
+typedef struct Fills {
+    Fill *t;
+    size_t cap, n;
+} Fills;
+
+/* Appends the rectangle of cells (r0..r1) x (c0..c1) of panel pn to its colour's path. */
+static void rect(const Pic *pic, const PicPanel *pn, Fills *f, uint32_t rgb, uint64_t r0, uint64_t r1, uint64_t c0,
+                 uint64_t c1)
+{
+    Fill *fl;
+    while (!(fl = fill_of(f->t, f->cap, &f->n, rgb))) { /* rehash into a table twice the size */
+        Fill *old = f->t;
+        size_t oldcap = f->cap;
+        f->cap *= 2;
+        f->t = mem_calloc(f->cap, sizeof *f->t);
+        f->n = 0;
+        for (size_t i = 0; i < oldcap; i++)
+            if (old[i].rgb) {
+                size_t h = ((old[i].rgb - 1) * 2654435761u) & (f->cap - 1);
+                while (f->t[h].rgb)
+                    h = (h + 1) & (f->cap - 1);
+                f->t[h] = old[i];
+                f->n++;
+            }
+        free(old);
+    }
+    int64_t x0, y0, x1, y1;
+    pic_cell_xy(pic, pn, (size_t)(r0 * pn->cols + c0), &x0, &y0);
+    pic_cell_xy(pic, pn, (size_t)(r1 * pn->cols + c1), &x1, &y1);
+    int64_t w = x1 + pic->g.cell_w - x0, h = y1 + pic->g.cell_h - y0;
+    buf_printf(&fl->d, "M%lld %lldh%lldv%lldh-%lldz", LL(x0), LL(y0), LL(w), LL(h), LL(w));
+}
+
 static void compact_fills(const Pic *pic, Buf *o)
 {
-    size_t cap = 256, n = 0;
-    Fill *t = mem_calloc(cap, sizeof *t);
-    int cw = pic->g.cell_w, ch = pic->g.cell_h;
+    Fills f = {.cap = 256};
+    f.t = mem_calloc(f.cap, sizeof *f.t);
     for (size_t k = 0; k < pic->npanels; k++) {
         const PicPanel *pn = &pic->panels[k];
+        size_t cols = (size_t)pn->cols;
+        /* the open rectangle starting at column c: its last column (UINT64_MAX: none), colour and first row */
+        uint64_t *end = mem_alloc(cols * sizeof *end), *top = mem_alloc(cols * sizeof *top);
+        uint32_t *rgb = mem_alloc(cols * sizeof *rgb);
+        for (size_t c = 0; c < cols; c++)
+            end[c] = UINT64_MAX;
         for (uint64_t r = 0; r < pn->rows; r++) {
-            for (uint64_t c = 0; c < pn->cols;) {
-                size_t first = pn->first_cell + (size_t)(r * pn->cols + c);
-                uint32_t rgb = pic->cells[first].rgb;
-                uint64_t e = c + 1;
-                while (e < pn->cols && pic->cells[first + (e - c)].rgb == rgb)
+            const PicCell *row = &pic->cells[pn->first_cell + (size_t)(r * cols)];
+            for (uint64_t c = 0, e; c < cols; c = e) {
+                for (e = c + 1; e < cols && row[e].rgb == row[c].rgb;)
                     e++;
-                int64_t x0, y0, x1, y1;
-                pic_cell_xy(pic, pn, (size_t)(r * pn->cols + c), &x0, &y0);
-                pic_cell_xy(pic, pn, (size_t)(r * pn->cols + e - 1), &x1, &y1);
-                Fill *f;
-                while (!(f = fill_of(t, cap, &n, rgb))) { /* rehash into a table twice the size */
-                    Fill *old = t;
-                    size_t oldcap = cap;
-                    cap *= 2;
-                    t = mem_calloc(cap, sizeof *t);
-                    n = 0;
-                    for (size_t i = 0; i < oldcap; i++)
-                        if (old[i].rgb) {
-                            size_t h = ((old[i].rgb - 1) * 2654435761u) & (cap - 1);
-                            while (t[h].rgb)
-                                h = (h + 1) & (cap - 1);
-                            t[h] = old[i];
-                            n++;
-                        }
-                    free(old);
+                for (uint64_t j = c; j < e; j++) /* rectangles open over this run that it does not continue */
+                    if (end[j] != UINT64_MAX && (j != c || end[j] != e - 1 || rgb[j] != row[c].rgb)) {
+                        rect(pic, pn, &f, rgb[j], top[j], r - 1, j, end[j]);
+                        end[j] = UINT64_MAX;
+                    }
+                if (end[c] == UINT64_MAX) {
+                    end[c] = e - 1;
+                    rgb[c] = row[c].rgb;
+                    top[c] = r;
                 }
-                int64_t ymid2 = 2 * y0 + ch; /* twice the run's middle: cells may have odd heights */
-                if (f->y == ymid2)
-                    buf_printf(&f->d, "m%lld 0h%lld", LL(x0 - f->x), LL(x1 + cw - x0));
-                else {
-                    buf_printf(&f->d, "M%lld ", LL(x0));
-                    num(&f->d, ymid2 / 2.0);
-                    buf_printf(&f->d, "h%lld", LL(x1 + cw - x0));
-                }
-                f->x = x1 + cw;
-                f->y = ymid2;
-                c = e;
             }
         }
+        for (size_t j = 0; j < cols; j++) /* the last rows' */
+            if (end[j] != UINT64_MAX)
+                rect(pic, pn, &f, rgb[j], top[j], pn->rows - 1, j, end[j]);
+        free(end);
+        free(top);
+        free(rgb);
     }
-    buf_printf(o, "<g class=\"fills\" stroke-width=\"%d\" shape-rendering=\"crispEdges\" fill=\"none\">\n", ch);
-    for (size_t i = 0; i < cap; i++)
-        if (t[i].rgb) {
-            buf_printf(o, "<path stroke=\"#%06x\" d=\"", (unsigned)(t[i].rgb - 1));
-            buf_put(o, t[i].d.data, t[i].d.len);
+    buf_puts(o, "<g class=\"fills\" shape-rendering=\"crispEdges\">\n");
+    for (size_t i = 0; i < f.cap; i++)
+        if (f.t[i].rgb) {
+            buf_printf(o, "<path fill=\"#%06x\" d=\"", (unsigned)(f.t[i].rgb - 1));
+            buf_put(o, f.t[i].d.data, f.t[i].d.len);
             buf_puts(o, "\"/>\n");
-            free(t[i].d.data);
+            free(f.t[i].d.data);
         }
     buf_puts(o, "</g>\n");
-    free(t);
+    free(f.t);
 }
 
 /* The sampled labels of a compact index view: every step-th cell of every step-th row, and its tooltip. */
