@@ -302,11 +302,12 @@ def test_errors(tmp):
 
 
 def test_readme():
-    """The README's Python example runs as pasted and prints what its comments say (it needs numpy)."""
+    """The Python guide's example (docs/python.md) runs as pasted and prints what its comments say (it needs
+    numpy)."""
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(mapc.__file__))))
-    with open(os.path.join(root, "README.md")) as f:
+    with open(os.path.join(root, "docs", "python.md")) as f:
         text = f.read()
-    section = text[text.index("\n## Python\n"):]
+    section = text[text.index("\n## The binding\n"):]
     code = section[section.index("```python\n") + 10:section.index("\n```\n")]
     if numpy is None:
         check("import numpy" in code, "the README's example is the numpy one (not run without numpy)")

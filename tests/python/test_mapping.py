@@ -142,12 +142,27 @@ def test_written():
     prog.close()
 
 
+def test_guide():
+    """The Mapping example of docs/python.md runs as pasted and prints what its comments say."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(mapc.__file__))))
+    text = open(os.path.join(root, "docs", "python.md"), encoding="utf-8").read()
+    section = text[text.index("\n## Mapping objects\n"):]
+    code = section[section.index("```python\n") + 10:section.index("\n```\n")]
+    if numpy is None:
+        return
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    said = [line.split("# ", 1)[1].strip() for line in code.splitlines() if line.startswith("print(") and "# " in line]
+    check(p.returncode == 0 and p.stdout.splitlines() == said, "docs/python.md's Mapping example prints what it says",
+          p.stdout + p.stderr)
+
+
 def main(argv):
     global MAPC, MAPGEN
     MAPC, MAPGEN = os.path.abspath(argv[1]), os.path.abspath(argv[2])
     seed = int(argv[3]) if len(argv) > 3 else 1
     count = int(os.environ.get("MAPC_TEST_COUNT", argv[4] if len(argv) > 4 else 60))
     test_written()
+    test_guide()
     test_generated(seed, count)
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
