@@ -117,7 +117,8 @@ void diags_init(Diags *d, Arena *a);
 /* Records one error at loc; the message is formatted into the arena. */
 void diag_error(Diags *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_verror(Diags *d, Loc loc, const char *fmt, va_list ap);
-/* Writes "FILE:LINE:COL: error: MSG\n<source line>\n<caret>\n" into buf (truncating);
+/* Writes "FILE:LINE:COL: error: MSG\n<source line>\n<caret>\n" (a diagnostic without a source: "error: MSG\n")
+ * into buf (truncating);
  * returns the number of bytes the full text needs, like snprintf. */
 size_t diag_format(const Diag *d, char *buf, size_t size);
 

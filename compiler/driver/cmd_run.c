@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Products up to this many multiply-adds are checked element by element; larger ones on a sample. */
 #define FULL_CHECK_LIMIT (1ull << 31)
@@ -517,6 +517,10 @@ int cmd_run(int argc, char **argv)
     int parsed = run_parse_options(argc, argv, &o);
     if (parsed != DRV_EXIT_OK)
         return parsed;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores > 0 && o.threads > cores) /* allowed (the threads share the cores), but rarely what was meant */
+        fprintf(stderr, "mapc: note: --threads %d is more than the %ld cores of this machine: the threads will share "
+                        "them, and the times measure that\n", o.threads, cores);
     const KernelDecl *k;
     Prog *p = load_kernel(o.file, o.kernel, &o, &k);
     if (!p)

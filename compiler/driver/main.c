@@ -189,6 +189,7 @@ int main(int argc, char **argv)
         const char *name;
         int (*run)(int, char **);
     } commands[] = {{"check", cmd_check}, {"eval", cmd_eval}, {"table", cmd_table}, {"equiv", cmd_equiv}, {"norm", cmd_norm}, {"lower", cmd_lower}, {"describe", cmd_describe}, {"emit", cmd_emit}, {"run", cmd_run}, {"where", cmd_where}, {"draw", cmd_draw}, {"diff", cmd_diff}};
+    setvbuf(stdout, NULL, _IOLBF, 0); /* each result line as it is printed, also into a pipe (progress, mapc run) */
     if ((argc = take_color_options(argc, argv)) < 0)
         return DRV_EXIT_USAGE;
     if (argc < 2)
