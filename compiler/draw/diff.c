@@ -42,8 +42,13 @@ bool draw_diff(Prog *p, const char *name_a, const Map *a, const char *name_b, co
 {
     uint64_t positions = a->size > b->size ? a->size : b->size, rows, cols;
     *d = (DrawDiff){.first = UINT64_MAX};
-    if (pic_index_view(p, a, b, o))
-        return index_draw_diff(p, name_a, a, name_b, b, o, d, out, why, size);
+    if (pic_index_view(p, a, b, o)) {
+        bool fallback;
+        bool ok = index_draw_diff(p, name_a, a, name_b, b, o, d, out, &fallback, why, size);
+        if (!ok || !fallback)
+            return ok;
+        *d = (DrawDiff){.first = UINT64_MAX}; /* only padding or sizes differ: the buffer view shows where */
+    }
     if (!pic_check_split(o, positions, 1, a, &rows, &cols, why, size))
         return false;
     EqvResult r;

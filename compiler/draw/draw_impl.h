@@ -133,7 +133,7 @@ static inline void pic_cell_xy(const Pic *pic, const PicPanel *pn, size_t i, int
     *y = pn->y + (int64_t)(i / pn->cols) * (pic->g.cell_h + pic->g.gap);
 }
 
-/* Calls seg for every line of tile outline `level` of panel pn: the merged runs of cell edges between neighbours
+/* (outline.c) Calls seg for every line of tile outline `level` of panel pn: the merged runs of cell edges between neighbours
  * whose groups differ, and the panel's border around cells of a group, in pixels (at the gap's middle). */
 void pic_outline(const Pic *pic, const PicPanel *pn, int level,
                  void (*seg)(void *ctx, double x0, double y0, double x1, double y1), void *ctx);
@@ -198,8 +198,10 @@ bool index_draw_map(Prog *p, const char *title, const Map *m, const DrawOptions 
                     size_t size);
 bool index_draw_tensor(Prog *p, const TensorDecl *t, const Map *layout, const DrawOptions *o, DrawBytes *out,
                        char *why, size_t size);
+/* The index view of a diff; with DRAW_VIEW_AUTO, when every index is held alike but the mappings differ (padding,
+ * sizes: invisible in the grid), draws nothing and sets *fallback for the buffer view. */
 bool index_draw_diff(Prog *p, const char *name_a, const Map *a, const char *name_b, const Map *b,
-                     const DrawOptions *o, DrawDiff *d, DrawBytes *out, char *why, size_t size);
+                     const DrawOptions *o, DrawDiff *d, DrawBytes *out, bool *fallback, char *why, size_t size);
 
 /* ---- renderers ---- */
 

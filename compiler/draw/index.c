@@ -438,8 +438,9 @@ bool index_draw_tensor(Prog *p, const TensorDecl *t, const Map *layout, const Dr
 }
 
 bool index_draw_diff(Prog *p, const char *name_a, const Map *a, const char *name_b, const Map *b,
-                     const DrawOptions *o, DrawDiff *d, DrawBytes *out, char *why, size_t size)
+                     const DrawOptions *o, DrawDiff *d, DrawBytes *out, bool *fallback, char *why, size_t size)
 {
+    *fallback = false;
     Grid g;
     if (!grid_choose(p, a, b, o, &g, why, size))
         return false;
@@ -506,9 +507,8 @@ bool index_draw_diff(Prog *p, const char *name_a, const Map *a, const char *name
             held_free(&ha);
             held_free(&hb);
             pic_free(&pic);
-            DrawOptions buffer = *o;
-            buffer.view = DRAW_VIEW_BUFFER;
-            return draw_diff(p, name_a, a, name_b, b, &buffer, d, out, why, size);
+            *fallback = true;
+            return true;
         }
         if (d->first == NONE)
             d->first = a->size < b->size ? a->size : b->size;

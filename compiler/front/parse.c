@@ -16,36 +16,6 @@ static const Source *new_source(Prog *p, const char *name, const char *text, siz
     return s;
 }
 
-void parse_syntax_error(Parser *ps, int kind, Token tok)
-{
-    Diags *d = &ps->prog->diags;
-    const Token *prev = &ps->prev;
-    bool statement = kind == TK_KW_AXES || kind == TK_KW_CONST || kind == TK_KW_TYPE || kind == TK_KW_ASSERT ||
-                     kind == TK_KW_COPY || kind == TK_KW_TENSOR || kind == TK_KW_KERNEL;
-    if (statement && prev->kind && prev->kind != TK_SEMI && prev->kind != TK_LBRACE && prev->kind != TK_RBRACE &&
-        prev->loc.line < tok.loc.line) {
-        /* a new statement on a later line: the one before it lacks its ';', at the end of its last token */
-        diag_error(d, (Loc){prev->loc.src, prev->loc.line, prev->loc.col + prev->len}, "missing ';' after '%.*s'",
-                   (int)prev->len, prev->s);
-        return;
-    }
-    bool operand = prev->kind == TK_SLASH || prev->kind == TK_PERCENT || prev->kind == TK_EQ || prev->kind == TK_HASH;
-    if (kind == TK_IDENT && operand) {
-        const Name *n = prog_lookup_n(ps->prog, tok.s, tok.len);
-        if (n && n->kind == NAME_CONST)
-            diag_error(d, tok.loc, "'%.*s' is a constant: after '%.*s' write {%.*s}", (int)tok.len, tok.s,
-                       (int)prev->len, prev->s, (int)tok.len, tok.s);
-        else
-            diag_error(d, tok.loc, "after '%.*s' comes a number or {CONST}, not '%.*s'", (int)prev->len, prev->s,
-                       (int)tok.len, tok.s);
-        return;
-    }
-    if (kind == 0)
-        diag_error(d, tok.loc, "unexpected end of input");
-    else
-        diag_error(d, tok.loc, "syntax error near '%.*s'", (int)tok.len, tok.s);
-}
-
 /* Runs the parser over src; a leading start token (TK_EXPR_START, TK_INDEX_START) selects a lone form.
  * Bracket nesting is bounded here, before the parser stack can grow with it. */
 static void run(Parser *ps, const Source *src, int start)

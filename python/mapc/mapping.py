@@ -5,6 +5,7 @@ its picture through _repr_svg_)."""
 import ctypes
 
 from ._lib import lib
+from .errors import MapcError
 
 def _b(s):
     return s.encode() if isinstance(s, str) else s
@@ -154,8 +155,12 @@ class Mapping:
         return self.program.draw(self.ref, format, **options)
 
     def _repr_svg_(self):
-        """The notebook's display: the picture in the tensor's coordinates when it has one, else the buffer's."""
-        return self.draw("svg").decode()
+        """The notebook's display: the picture in the tensor's coordinates when it has one, else the buffer's;
+        None (the notebook shows the text) when it cannot be drawn (too many cells, a library without pictures)."""
+        try:
+            return self.draw("svg").decode()
+        except (MapcError, NotImplementedError):
+            return None
 
 
 def _map_text(program, ref):

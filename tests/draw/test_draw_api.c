@@ -130,6 +130,8 @@ int main(int argc, char **argv)
     expect(p, "E", &neg, MAPC_ERR_ARGUMENT, "negative", &len);
     expect(p, "E", &fmt, MAPC_ERR_ARGUMENT, "format 7", &len);
     expect(p, "E", &view, MAPC_ERR_ARGUMENT, "view 9", &len);
+    CHECK(strncmp(last_diag(p), "error: cannot draw E", 20) == 0, "a call's refusal has no <input>:0:0 position: %s",
+          last_diag(p));
     index.axes = "A,Q";
     expect(p, "E", &index, MAPC_ERR_ARGUMENT, "one or two distinct axes", &len);
     expect(p, "Big", NULL, MAPC_ERR_ARGUMENT, "more than the limit of 262144", &len);

@@ -138,6 +138,8 @@ def test_written():
     if mapc.has_draw:
         svg = b._repr_svg_()
         check(svg.startswith("<?xml") and "<svg" in svg and "Blocked" in svg, "_repr_svg_ is the SVG picture")
+        huge = mapc.compile("axes![X = 4096]; type E = m![X, X];").types["E"]
+        check(huge._repr_svg_() is None, "_repr_svg_ of a mapping too large to draw is None (the text is shown)")
     other.close()
     prog.close()
 
