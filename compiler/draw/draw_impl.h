@@ -34,7 +34,7 @@ typedef struct PicCell {
     uint64_t pos;       /* buffer view: the position shown (of the layout, for a tensor); index view: the position
                          * holding the index (data-pos), or UINT64_MAX */
     size_t text, text2; /* offsets of the cell's text in Pic.strings; text2: the second mapping's (diffs), or PIC_NONE */
-    size_t title;       /* the cell's tooltip in Pic.strings, or PIC_NONE: "position POS: TEXT" */
+    size_t title;       /* the cell's tooltip in Pic.strings; PIC_NONE or 0 (the empty text): "position POS: TEXT" */
     uint32_t rgb;       /* fill, 0xRRGGBB */
     uint32_t group[PIC_LEVELS]; /* tile outlines: neighbours whose groups differ at a level are separated by a
                                  * line of that level (0 everywhere: no outlines) */
@@ -83,7 +83,8 @@ typedef struct Pic {
 
 /* The text at offset off of the picture's strings. */
 static inline const char *pic_str(const Pic *pic, size_t off) { return (const char *)pic->strings.data + off; }
-/* Adds a NUL-terminated text to the picture's strings; its offset. */
+/* Adds a NUL-terminated text to the picture's strings; its offset (never 0: offset 0 is the empty text, so that
+ * text fields of a zero-initialized cell or panel are empty). */
 size_t pic_add_str(Pic *pic, const char *s);
 void pic_free(Pic *pic);
 /* The mapping as m![...] text, malloc'ed. */

@@ -14,6 +14,8 @@
 
 size_t pic_add_str(Pic *pic, const char *s)
 {
+    if (pic->strings.len == 0) /* offset 0 is the empty text, so a zero-initialized field names no text */
+        buf_put(&pic->strings, "", 1);
     size_t off = pic->strings.len;
     buf_put(&pic->strings, s, strlen(s) + 1);
     return off;
@@ -184,14 +186,14 @@ void pic_layout(Pic *pic, bool text, uint64_t max_pixels)
     g->text = text;
     if (text) {
         size_t widest = pic->widest;
-        for (size_t i = 0; pic->lines > 1 && i < pic->ncells; i++) { /* position numbers are small text */
+        for (size_t i = 0; !pic->bare && i < pic->ncells; i++) { /* the buffer view's position numbers: small text */
             size_t w = ((size_t)digits(pic->cells[i].pos) * PIC_SMALL_W + PIC_CHAR_W - 1) / PIC_CHAR_W;
             if (w > widest)
                 widest = w;
         }
-        int least = pic->lines == 1 ? 30 : 44;
+        int least = pic->bare ? 30 : 44;
         g->cell_w = (int)(widest * PIC_CHAR_W + 8 < (size_t)least ? (size_t)least : widest * PIC_CHAR_W + 8);
-        g->cell_h = pic->lines == 1 ? 22 : pic->lines == 2 ? 32 : 46;
+        g->cell_h = pic->bare ? (pic->lines == 1 ? 22 : 34) : pic->lines == 2 ? 32 : 46;
         g->gap = 1;
         place(pic);
         return;

@@ -44,7 +44,7 @@ static const char *const mark_name[] = {"", " data-mark=\"differ\"", " data-mark
 /* The tooltip of a cell: its own, or "position P: TEXT" ("... vs TEXT2" in a diff). */
 static void cell_title(const Pic *pic, const PicCell *c, Buf *o)
 {
-    if (c->title != PIC_NONE) {
+    if (c->title != PIC_NONE && c->title != 0) {
         buf_xml(o, pic_str(pic, c->title));
         return;
     }

@@ -162,7 +162,7 @@ def main(argv):
     global MAPC, MAPGEN
     MAPC, MAPGEN = os.path.abspath(argv[1]), os.path.abspath(argv[2])
     seed = int(argv[3]) if len(argv) > 3 else 1
-    count = int(os.environ.get("MAPC_TEST_COUNT", argv[4] if len(argv) > 4 else 60))
+    count = int(os.environ.get("MAPC_TEST_COUNT", argv[4] if len(argv) > 4 else 40))
     test_written()
     test_guide()
     test_generated(seed, count)
