@@ -23,6 +23,9 @@ import mapc  # noqa: E402
 import numpy  # noqa: E402
 
 NS = "{http://www.w3.org/2000/svg}"
+# The environment of the programs run beside the binding: without a sanitizer runtime preloaded for this
+# interpreter (a sanitizer build's programs carry their own).
+TOOL_ENV = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
 
 
 def check(ok, msg, detail=None):
@@ -70,7 +73,8 @@ def used_axes(prog, m):
 
 
 def test_generated(mapgen, seed, count):
-    out = subprocess.run([mapgen, str(seed), str(count)], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([mapgen, str(seed), str(count)], capture_output=True, text=True, check=True,
+                         env=TOOL_ENV).stdout
     drawn = 0
     for i, line in enumerate(out.splitlines()):
         src = line.split("\t")[0]
@@ -188,7 +192,7 @@ def test_diff(mapc_bin):
         path = os.path.join(tmp, "d.map")
         open(path, "w").write(src)
         svg = os.path.join(tmp, "d.svg")
-        r = subprocess.run([mapc_bin, "diff", path, "A", "B", "-o", svg], capture_output=True, text=True)
+        r = subprocess.run([mapc_bin, "diff", path, "A", "B", "-o", svg], capture_output=True, text=True, env=TOOL_ENV)
         with mapc.compile(src) as prog:
             ha, hb = holders(prog.types["A"], ["M", "N"]), holders(prog.types["B"], ["M", "N"])
         root = ET.parse(svg).getroot()
