@@ -13,7 +13,7 @@ _mapc()
     COMPREPLY=()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="check eval table draw diff equiv norm lower describe emit run where"
+    local commands="check eval table draw diff equiv norm lower describe emit run where help"
 
     local colors="--color=auto --color=always --color=never"
     # the command: the first word that is not the global --color option
@@ -32,13 +32,17 @@ _mapc()
         check) opts="--isa --help" ;;
         eval) opts="-e --help" ;;
         table) opts="--rows --cols --all --color=auto --color=always --color=never --max-cells --help" ;;
-        draw) opts="-o --color --rows --max-cells --help" ;;
-        diff) opts="-o --rows --max-cells --help" ;;
+        draw) opts="-o --view --axes --color-by --rows --max-cells --help" ;;
+        diff) opts="-o --view --axes --rows --max-cells --help" ;;
         emit) opts="-o --header --emit=obj --emit=asm --emit=llvm -O0 -O1 -O2 -O3 --cpu --prefix --isa --help" ;;
         run) opts="--m --n --k --threads --reps --seed --alpha --beta --check --isa --mpi --help" ;;
         equiv|norm|lower|describe|where) opts="--help" ;;
     esac
     opts="$opts $colors"
+    if [[ $cmd == help ]]; then   # mapc help COMMAND
+        (( COMP_CWORD == cmdi + 1 )) && COMPREPLY=($(compgen -W "${commands% help}" -- "$cur"))
+        return
+    fi
 
     # values of options that take one
     case $prev in
@@ -47,7 +51,10 @@ _mapc()
         --mpi) COMPREPLY=($(compgen -W "on off auto" -- "$cur")); return ;;
         --cpu) COMPREPLY=($(compgen -W "native x86-64 x86-64-v2 x86-64-v3 x86-64-v4 skylake-avx512 znver4" -- "$cur")); return ;;
         -o|--header) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --color) [[ $cmd == draw ]] && COMPREPLY=($(compgen -W "padding unit" -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
+        --color-by) COMPREPLY=($(compgen -W "padding unit tile position" -- "$cur")); return ;;
+        --view) COMPREPLY=($(compgen -W "index buffer" -- "$cur")); return ;;
+        --axes) return ;;
         -e|--max-cells|--rows|--cols|--m|--n|--k|--threads|--reps|--seed|--alpha|--beta|--prefix) return ;;
     esac
 
@@ -60,7 +67,7 @@ _mapc()
     local -a args=()
     for (( i = cmdi + 1; i < COMP_CWORD; i++ )); do
         case ${COMP_WORDS[i]} in
-            -o|--header|--isa|--check|--mpi|--cpu|--prefix|--max-cells|--rows|--cols|--color|--m|--n|--k|--threads|--reps|--seed|--alpha|--beta) (( i++ )) ;;
+            -o|--header|--isa|--check|--mpi|--cpu|--prefix|--max-cells|--rows|--cols|--color|--color-by|--view|--axes|--m|--n|--k|--threads|--reps|--seed|--alpha|--beta) (( i++ )) ;;
             -e) (( i++ )); args+=("-e") ;;
             -*) ;;
             *) args+=("${COMP_WORDS[i]}") ;;

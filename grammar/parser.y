@@ -14,10 +14,7 @@
 
 %syntax_error {
     ps->syntax_errors++;
-    if (yymajor == 0)
-        diag_error(&ps->prog->diags, TOKEN.loc, "unexpected end of input");
-    else
-        diag_error(&ps->prog->diags, TOKEN.loc, "syntax error near '%.*s'", (int)TOKEN.len, TOKEN.s);
+    parse_syntax_error(ps, yymajor, TOKEN);
 }
 %stack_overflow {
     diag_error(&ps->prog->diags, (Loc){ps->src, 0, 0}, "input nested too deeply for the parser");

@@ -212,31 +212,9 @@ mapc_status mapc_type_size(mapc_program *p, const char *name, uint64_t *size)
 
 static mapc_status eval_body(mapc_program *p, const char *name, uint64_t pos, int *kind, int64_t *coords)
 {
-    const Map *m;
     if (!kind || !coords)
         return MAPC_ERR_ARGUMENT;
-    mapc_status s = api_resolve(p, name, &m);
-    if (s != MAPC_OK)
-        return s;
-    int na = p->prog->naxes;
-    Evaluator *ev = eqv_evaluator_new(p->prog); /* per call: concurrent evaluations do not share state */
-    Cell c = {.coord = calloc((size_t)na + 1, sizeof(uint64_t))};
-    if (!ev || !c.coord) {
-        eqv_evaluator_free(ev);
-        free(c.coord);
-        return MAPC_ERR_NOMEM;
-    }
-    if (eval_cell(ev, m, pos, &c) != EVAL_OK) {
-        s = MAPC_ERR_UNDECIDED;
-    } else {
-        *kind = (int)c.kind;
-        for (int a = 0; a < na; a++)
-            if (prog_public_index(p->prog, a) >= 0)
-                coords[prog_public_index(p->prog, a)] = (int64_t)c.coord[a];
-    }
-    free(c.coord);
-    eqv_evaluator_free(ev);
-    return s;
+    return api_eval_many(p, name, &pos, 1, kind, coords);
 }
 
 mapc_status mapc_eval(mapc_program *p, const char *name, uint64_t pos, int *kind, int64_t *coords)

@@ -13,12 +13,17 @@ static mapc_status draw_body(mapc_program *p, const char *name, const mapc_draw_
     *len = 0;
     if (!p || !name)
         return MAPC_ERR_ARGUMENT;
-    mapc_draw_options def = {MAPC_DRAW_SVG, NULL, 0};
+    mapc_draw_options def = {MAPC_DRAW_SVG, NULL, 0, MAPC_DRAW_AUTO, NULL};
     if (!opts)
         opts = &def;
     if (opts->format != MAPC_DRAW_SVG && opts->format != MAPC_DRAW_PNG && opts->format != MAPC_DRAW_HTML) {
         diag_error(&p->prog->diags, (Loc){0}, "cannot draw %s: format %d is not MAPC_DRAW_SVG, _PNG or _HTML", name,
                    (int)opts->format);
+        return MAPC_ERR_ARGUMENT;
+    }
+    if (opts->view != MAPC_DRAW_AUTO && opts->view != MAPC_DRAW_BUFFER && opts->view != MAPC_DRAW_INDEX) {
+        diag_error(&p->prog->diags, (Loc){0}, "cannot draw %s: view %d is not MAPC_DRAW_AUTO, _BUFFER or _INDEX", name,
+                   (int)opts->view);
         return MAPC_ERR_ARGUMENT;
     }
     if (opts->rows < 0) {
@@ -28,7 +33,10 @@ static mapc_status draw_body(mapc_program *p, const char *name, const mapc_draw_
     if (p->compile_errors)
         return MAPC_ERR_INPUT;
     static const DrawFormat formats[] = {[MAPC_DRAW_SVG] = DRAW_SVG, [MAPC_DRAW_PNG] = DRAW_PNG, [MAPC_DRAW_HTML] = DRAW_HTML};
-    DrawOptions o = {.format = formats[opts->format], .color = opts->color, .rows = (uint64_t)opts->rows};
+    static const DrawView views[] = {[MAPC_DRAW_AUTO] = DRAW_VIEW_AUTO, [MAPC_DRAW_BUFFER] = DRAW_VIEW_BUFFER,
+                                     [MAPC_DRAW_INDEX] = DRAW_VIEW_INDEX};
+    DrawOptions o = {.format = formats[opts->format], .color = opts->color, .rows = (uint64_t)opts->rows,
+                     .view = opts->rows ? DRAW_VIEW_BUFFER : views[opts->view], .axes = opts->axes};
     DrawBytes pic = {0};
     char why[512];
     const Name *n = prog_lookup(p->prog, name);

@@ -29,6 +29,12 @@ struct mapc_program {
 /* A type by name, or an inline "m![...]" parsed against the program (diagnostics appended), into *m:
  * MAPC_ERR_ARGUMENT (NULL), MAPC_ERR_INPUT (errors), MAPC_ERR_NOT_FOUND (no such type). */
 mapc_status api_resolve(mapc_program *p, const char *name, const Map **m);
+/* The mapping m as m![...] text, malloc'ed into *out: MAPC_OK or MAPC_ERR_NOMEM (*out NULL). */
+mapc_status api_format_map(const mapc_program *p, const Map *m, char **out);
+/* The cells of pos[0..n) of the mapping name into kinds[0..n) and coords (axis_count per position): what
+ * mapc_eval_many does, under the caller's guard. */
+mapc_status api_eval_many(mapc_program *p, const char *name, const uint64_t *pos, size_t n, int *kinds,
+                          int64_t *coords);
 struct RtTransport;
 /* A runtime over p whose chips are the processes of transport (NULL: one process); the runtime owns and frees
  * the transport, also when the call fails. */

@@ -16,14 +16,7 @@ static mapc_status norm_body(mapc_program *p, const char *name, char **out)
     mapc_status s = api_resolve(p, name, &m);
     if (s != MAPC_OK)
         return s;
-    const Map *n = norm_map(&p->prog->arena, m);
-    size_t len = map_format(p->prog, n, NULL, 0);
-    char *text = malloc(len + 1);
-    if (!text)
-        return MAPC_ERR_NOMEM;
-    map_format(p->prog, n, text, len + 1);
-    *out = text;
-    return MAPC_OK;
+    return api_format_map(p, norm_map(&p->prog->arena, m), out);
 }
 
 mapc_status mapc_norm(mapc_program *p, const char *name, char **out)

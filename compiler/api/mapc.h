@@ -121,6 +121,17 @@ mapc_status mapc_equiv(mapc_program *p, const char *name1, const char *name2, in
  * free()); NULL unless MAPC_OK. */
 mapc_status mapc_norm(mapc_program *p, const char *name, char **out);
 
+/* The mapping name (a type, or an inline "m![...]", which mutates) as a valid m![...] line, as written (a type's
+ * definition with the names it uses resolved). *out is malloc'ed (free() it); NULL unless MAPC_OK. */
+mapc_status mapc_map_text(mapc_program *p, const char *name, char **out);
+
+/* The cells of n positions of the mapping name (a type, or an inline "m![...]", which mutates) in one call:
+ * kinds[i] receives the kind of position pos[i], coords[i * axis_count .. (i + 1) * axis_count) its coordinates
+ * (0 unless live; coords may be NULL when the program has no axes). MAPC_ERR_UNDECIDED at the first position
+ * the interpreter cannot decide (the entries before it are filled). */
+mapc_status mapc_eval_many(mapc_program *p, const char *name, const uint64_t *pos, size_t n, int *kinds,
+                           int64_t *coords);
+
 /* A unit and element position of a tensor: chip, cluster and slice (DmTensor), chip (HbmTensor; cluster and
  * slice 0), or none (HostTensor: all three 0); element is the position within the unit. */
 typedef struct mapc_place {
@@ -316,16 +327,25 @@ const char *mapc_aot_error(void);
 
 typedef enum mapc_draw_format { MAPC_DRAW_SVG, MAPC_DRAW_PNG, MAPC_DRAW_HTML } mapc_draw_format;
 
+/* What the grid of a picture shows: AUTO the index view for a layout over two axes or more, else the buffer view;
+ * BUFFER a cell per buffer position with the index it holds; INDEX the tensor's coordinates, each index with the
+ * position that holds it and the tiles of the layout's digit structure outlined. */
+typedef enum mapc_draw_view { MAPC_DRAW_AUTO, MAPC_DRAW_BUFFER, MAPC_DRAW_INDEX } mapc_draw_view;
+
 typedef struct mapc_draw_options {
     mapc_draw_format format;
-    const char *color;  /* an axis name, "padding" or "unit" (tensors); NULL: the first axis the layout uses */
-    int64_t rows;       /* rows of the picture (of each unit's panel for a tensor); 0: the mapping's own split */
+    const char *color;  /* the colour key: an axis, a digit "M / 8" (AXIS / D % M, or of `position`), "tile", "padding"
+                         * or "unit" (tensors); NULL: the view's default */
+    int64_t rows;       /* buffer view: rows of the picture (of each unit's panel for a tensor); 0: the mapping's own split */
+    mapc_draw_view view;
+    const char *axes;   /* index view: "M,N" the axes of rows and columns; NULL: the first two the layout uses */
 } mapc_draw_options;
 
-/* A picture of the type, inline "m![...]" (mutates) or declared tensor called name: one cell per buffer position
- * showing the position and its cell (from the interpreter), coloured by the option's key, the padding kinds and
- * oob in shades of their own; a tensor is drawn as one panel per unit. The rows are the mapping's major factors
- * and the columns its minor ones (at most 64), unless opts->rows says otherwise. opts may be NULL (SVG, default
+/* A picture of the type, inline "m![...]" (mutates) or declared tensor called name, in the options' view (see
+ * mapc_draw_view). The buffer view has one cell per buffer position showing the position and its cell (from the
+ * interpreter), coloured by the option's key, the padding kinds and oob in shades of their own; a tensor is drawn
+ * as one panel per unit; its rows are the mapping's major factors and the columns its minor ones (at most 16),
+ * unless opts->rows says otherwise. opts may be NULL (SVG, default
  * colour and split). *out receives len bytes (SVG or HTML text, or a PNG file), malloc'ed: the caller frees it
  * with free(). Pictures of more than 262144 cells are refused. MAPC_ERR_NOT_FOUND (no such type or tensor),
  * MAPC_ERR_INPUT (a program with errors, or an inline mapping with errors: diagnostics), MAPC_ERR_ARGUMENT (NULL

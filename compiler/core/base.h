@@ -117,7 +117,8 @@ void diags_init(Diags *d, Arena *a);
 /* Records one error at loc; the message is formatted into the arena. */
 void diag_error(Diags *d, Loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void diag_verror(Diags *d, Loc loc, const char *fmt, va_list ap);
-/* Writes "FILE:LINE:COL: error: MSG\n<source line>\n<caret>\n" into buf (truncating);
+/* Writes "FILE:LINE:COL: error: MSG\n<source line>\n<caret>\n" (a diagnostic without a source: "error: MSG\n")
+ * into buf (truncating);
  * returns the number of bytes the full text needs, like snprintf. */
 size_t diag_format(const Diag *d, char *buf, size_t size);
 
@@ -146,5 +147,28 @@ static inline bool u64_mul(uint64_t a, uint64_t b, uint64_t *out) { return !__bu
 static inline uint64_t u64_sat_add(uint64_t a, uint64_t b) { uint64_t r; return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r; }
 /* a * b, saturating at UINT64_MAX. */
 static inline uint64_t u64_sat_mul(uint64_t a, uint64_t b) { uint64_t r; return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r; }
+/* Parses the len characters at s as a number, decimal or 0x hex (the language's literals), into *out; false for
+ * anything else (empty, a sign, other characters, a value past 2^64 - 1). */
+static inline bool u64_parse(const char *s, size_t len, uint64_t *out)
+{
+    unsigned base = 10;
+    if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        base = 16;
+        s += 2;
+        len -= 2;
+    }
+    if (len == 0)
+        return false;
+    uint64_t v = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0') : base == 16 && c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+                     : base == 16 && c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10) : 99;
+        if (d >= base || __builtin_mul_overflow(v, base, &v) || __builtin_add_overflow(v, d, &v))
+            return false;
+    }
+    *out = v;
+    return true;
+}
 
 #endif

@@ -45,8 +45,12 @@ size_t diag_format(const Diag *d, char *buf, size_t size)
     const Source *src = d->loc.src;
     if (size)
         buf[0] = 0;
-    text_printf(&t, "%s:%u:%u: error: %s\n", src ? src->name : "<input>", d->loc.line, d->loc.col, d->msg);
-    if (!src || d->loc.line == 0)
+    if (!src) { /* a call's refusal (the C API's), not a place in a source: no FILE:LINE:COL */
+        text_printf(&t, "error: %s\n", d->msg);
+        return t.n;
+    }
+    text_printf(&t, "%s:%u:%u: error: %s\n", src->name, d->loc.line, d->loc.col, d->msg);
+    if (d->loc.line == 0)
         return t.n;
     /* find the line */
     const char *p = src->text, *end = src->text + src->len;

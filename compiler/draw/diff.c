@@ -1,5 +1,6 @@
-/* diff.c — the picture of where two mappings differ: every position with both cells (the interpreter's), the
- * differing ones marked, and the smallest counterexample of the equivalence decision marked distinctly. */
+/* diff.c — the picture of where two mappings differ in the buffer view: every position with both cells (the
+ * interpreter's), the differing ones marked, and the smallest counterexample of the equivalence decision marked
+ * distinctly (the index view's is index.c's). */
 #include "draw_impl.h"
 
 #include <stdio.h>
@@ -27,7 +28,7 @@ static bool fill(Prog *p, Evaluator *ev, const Map *a, const Map *b, Pic *pic, D
         d->differing += differ;
         PicCell *c = &pic->cells[pic->ncells++];
         *c = (PicCell){.pos = i, .kind = (uint8_t)ca.kind, .text = pic_add_cell(pic, p, &ca),
-                       .text2 = pic_add_cell(pic, p, &cb)};
+                       .text2 = pic_add_cell(pic, p, &cb), .title = PIC_NONE};
         c->mark = !differ ? MARK_NONE : i == d->first ? MARK_FIRST : MARK_DIFFER;
         c->rgb = !differ ? PAL_SAME : i == d->first ? PAL_FIRST : PAL_DIFFER;
     }
@@ -41,14 +42,17 @@ bool draw_diff(Prog *p, const char *name_a, const Map *a, const char *name_b, co
 {
     uint64_t positions = a->size > b->size ? a->size : b->size, rows, cols;
     *d = (DrawDiff){.first = UINT64_MAX};
+    if (pic_index_view(p, a, b, o)) {
+        bool fallback;
+        bool ok = index_draw_diff(p, name_a, a, name_b, b, o, d, out, &fallback, why, size);
+        if (!ok || !fallback)
+            return ok;
+        *d = (DrawDiff){.first = UINT64_MAX}; /* only padding or sizes differ: the buffer view shows where */
+    }
     if (!pic_check_split(o, positions, 1, a, &rows, &cols, why, size))
         return false;
-    Eqv *q = eqv_new(p);
-    EqvResult r = {.c1.coord = mem_calloc((size_t)p->naxes + 1, sizeof(uint64_t)),
-                   .c2.coord = mem_calloc((size_t)p->naxes + 1, sizeof(uint64_t))};
-    eqv_decide(q, a, b, &r); /* its counterexample is the smallest; an undecided one leaves the cells to tell */
-    if (r.verdict == EQV_CELLS_DIFFER)
-        d->first = r.pos;
+    EqvResult r;
+    Eqv *q = pic_decide(p, a, b, &r, d);
     Pic pic = {.lines = 3};
     pic.panels = mem_calloc(1, sizeof *pic.panels);
     pic.cells = mem_alloc((size_t)(rows * cols) * sizeof *pic.cells);
@@ -73,11 +77,7 @@ bool draw_diff(Prog *p, const char *name_a, const Map *a, const char *name_b, co
                        name_b);
         pic.subtitle = pic_add_str(&pic, (const char *)t.data);
         free(t.data);
-        pic.legend[pic.nlegend++] = (PicLegend){PAL_SAME, pic_add_str(&pic, "same")};
-        if (!d->equivalent) {
-            pic.legend[pic.nlegend++] = (PicLegend){PAL_DIFFER, pic_add_str(&pic, "differs")};
-            pic.legend[pic.nlegend++] = (PicLegend){PAL_FIRST, pic_add_str(&pic, "first difference")};
-        }
+        pic_diff_legend(&pic, d->equivalent);
         ok = pic_render(&pic, o->format, out, why, size);
     }
     pic_free(&pic);

@@ -16,14 +16,22 @@ typedef enum { DRAW_SVG, DRAW_PNG, DRAW_HTML } DrawFormat;
  * complete a last row. Larger pictures are refused before anything is evaluated or allocated. */
 #define DRAW_MAX_CELLS (UINT64_C(1) << 18)
 
-/* The most columns of a picture's default split (a table passes its own bound to draw_split). */
-#define DRAW_MAX_COLS 64
+/* The most columns of a picture's default split: the table's, so that both show one grid. */
+#define DRAW_MAX_COLS 16
+
+/* What a picture's grid shows: the buffer's positions in the split of draw_split (each cell the index it holds), or
+ * the tensor's coordinates (each index the position that holds it); AUTO: the index view for a layout over two
+ * axes or more, the buffer view otherwise. */
+typedef enum { DRAW_VIEW_AUTO, DRAW_VIEW_BUFFER, DRAW_VIEW_INDEX } DrawView;
 
 typedef struct DrawOptions {
     DrawFormat format;
-    const char *color;  /* an axis name, "padding" or "unit" (tensors only); NULL: the first axis the layout uses */
-    uint64_t rows;      /* rows of the split (of each unit's panel for a tensor); 0: the mapping's own split */
+    const char *color;  /* the colour key (draw_key_parse's syntax); NULL: the view's default */
+    uint64_t rows;      /* buffer view: rows of the split (of each unit's panel for a tensor); 0: the mapping's own */
     uint64_t max_cells; /* 0: DRAW_MAX_CELLS */
+    DrawView view;
+    const char *axes;   /* index view: "M,N", the axes of the rows and of the columns (one name: a row of that axis
+                         * wrapped); NULL: the first two axes the layout uses, in declaration order */
 } DrawOptions;
 
 /* A rendered picture: len bytes at data, malloc'ed (the caller frees data with free()). */
@@ -39,7 +47,8 @@ typedef struct DrawDiff {
     bool equivalent;
     bool sizes_differ;
     uint64_t first;     /* the smallest differing position (also when only the sizes differ: the smaller size) */
-    uint64_t differing; /* positions drawn whose cells differ */
+    uint64_t differing; /* positions drawn whose cells differ (by_index: indices whose holders differ) */
+    bool by_index;      /* drawn in the index view */
 } DrawDiff;
 
 /* Frees the caches PNG drawing leaves in cairo and fontconfig, for leak checkers: call it at most once, before the
@@ -58,19 +67,26 @@ bool draw_png_available(void);
  * |m| are oob); false when that product overflows. */
 bool draw_split(const Map *m, uint64_t rows_wanted, uint64_t max_cols, uint64_t *rows, uint64_t *cols);
 
-/* Draws the mapping m of p (title: its name as given) into *out. false with why (a sentence) for an unknown
- * colour, a picture of more than the options' cell limit, rows out of range, an undecidable cell, or PNG
- * without cairo. Evaluates every cell with the reference interpreter. */
+/* Draws the mapping m of p (title: its name as given) into *out, in the options' view. The buffer view has a cell
+ * per position (its cell as mapc eval prints it); the index view a grid over two axes (more axes: one panel per
+ * value of the others), each index labelled with the smallest position holding it, tiles of the digit structure
+ * outlined (draw_tiles). false with why (a sentence) for an unknown colour key or axis, a picture of more than
+ * the options' cell limit, rows out of range, an undecidable cell, or PNG without cairo. Evaluates every cell
+ * with the reference interpreter. */
 bool draw_map(Prog *p, const char *title, const Map *m, const DrawOptions *o, DrawBytes *out, char *why,
               size_t size);
 
-/* Draws a device tensor: one panel per unit (chip, cluster, slice), each the unit's element positions split by
- * the Element mapping, with the cells of the tensor's layout. Errors as draw_map. */
+/* Draws a device tensor. Buffer view: one panel per unit (chip, cluster, slice), each the unit's element positions
+ * split by the Element mapping, with the cells of the tensor's layout. Index view: the tensor's coordinates, each
+ * index labelled unit:element (its first holder), units' regions and the Element mapping's tiles outlined.
+ * Errors as draw_map. */
 bool draw_tensor(Prog *p, const TensorDecl *t, const DrawOptions *o, DrawBytes *out, char *why, size_t size);
 
-/* Draws where mappings a and b (titled name_a, name_b) differ, positions 0..max(|a|, |b|) split like a: each cell
- * shows both cells, the differing ones marked, the smallest counterexample of the equivalence decision marked
- * distinctly; fills *d. Errors as draw_map (o->color is not used). */
+/* Draws where mappings a and b (titled name_a, name_b) differ; fills *d. Buffer view: positions 0..max(|a|, |b|)
+ * split like a, each cell with both cells. Index view: the grid over two axes of either, each index with the
+ * positions holding it in a and in b (DRAW_VIEW_AUTO falls back to the buffer view when only padding or the sizes
+ * differ, which the grid cannot show). The differing ones are marked, the smallest counterexample of the
+ * equivalence decision distinctly. Errors as draw_map (o->color is not used). */
 bool draw_diff(Prog *p, const char *name_a, const Map *a, const char *name_b, const Map *b, const DrawOptions *o,
                DrawDiff *d, DrawBytes *out, char *why, size_t size);
 

@@ -1,5 +1,5 @@
 /* geom.c — the geometry of a picture (cell sizes, panels in a near-square grid, the header band with title and
- * legend), its string pool, and the dispatch to the SVG, HTML and PNG writers. */
+ * legend), its string pool, titles and legend, and the dispatch to the SVG, HTML and PNG writers. */
 #include "draw_impl.h"
 
 #include <stdio.h>
@@ -9,9 +9,13 @@
 /* PNG pictures with text are drawn at full size up to this many pixels; larger ones with plain squares. */
 #define PNG_MAX_PIXELS (UINT64_C(16) << 20)
 #define PNG_MAX_SIDE 16000
+/* Compact SVG pictures get the largest cells (at most 12 pixels) within this many pixels. */
+#define SVG_MAX_PIXELS (UINT64_C(9) << 20)
 
 size_t pic_add_str(Pic *pic, const char *s)
 {
+    if (pic->strings.len == 0) /* offset 0 is the empty text, so a zero-initialized field names no text */
+        buf_put(&pic->strings, "", 1);
     size_t off = pic->strings.len;
     buf_put(&pic->strings, s, strlen(s) + 1);
     return off;
@@ -22,6 +26,96 @@ void pic_free(Pic *pic)
     free(pic->strings.data);
     free(pic->panels);
     free(pic->cells);
+}
+
+char *pic_map_text(const Prog *p, const Map *m)
+{
+    size_t n = map_format(p, m, NULL, 0);
+    char *s = mem_alloc(n + 1);
+    map_format(p, m, s, n + 1);
+    return s;
+}
+
+size_t pic_add_title(Pic *pic, const Prog *p, const char *name, const Map *m)
+{
+    char *mt = pic_map_text(p, m);
+    Buf t = {0};
+    if (strcmp(name, mt) == 0)
+        buf_puts(&t, mt);
+    else
+        buf_printf(&t, "%s = %s", name, mt);
+    size_t off = pic_add_str(pic, (const char *)t.data);
+    free(t.data);
+    free(mt);
+    return off;
+}
+
+size_t pic_add_tensor_title(Pic *pic, const Prog *p, const TensorDecl *t)
+{
+    Buf tt = {0};
+    buf_printf(&tt, "tensor %s: %s<%s", t->name, mem_kind_tensor(t->mem), elem_type_name(t->elem));
+    for (int i = 0; i < mem_kind_maps(t->mem); i++) {
+        char *mt = pic_map_text(p, t->maps[i]);
+        buf_printf(&tt, ", %s", mt);
+        free(mt);
+    }
+    buf_puts(&tt, ">");
+    size_t off = pic_add_str(pic, (const char *)tt.data);
+    free(tt.data);
+    return off;
+}
+
+Eqv *pic_decide(Prog *p, const Map *a, const Map *b, EqvResult *r, DrawDiff *d)
+{
+    Eqv *q = eqv_new(p);
+    *r = (EqvResult){.c1.coord = mem_calloc((size_t)p->naxes + 1, sizeof(uint64_t)),
+                     .c2.coord = mem_calloc((size_t)p->naxes + 1, sizeof(uint64_t))};
+    eqv_decide(q, a, b, r); /* its counterexample is the smallest; an undecided one leaves the cells to tell */
+    if (r->verdict == EQV_CELLS_DIFFER)
+        d->first = r->pos;
+    return q;
+}
+
+void pic_diff_legend(Pic *pic, bool equivalent)
+{
+    pic_legend(pic, PAL_SAME, "same");
+    if (!equivalent) {
+        pic_legend(pic, PAL_DIFFER, "differs");
+        pic_legend(pic, PAL_FIRST, "first difference");
+    }
+}
+
+void pic_unit_label(MemKind mem, TensorUnits u, uint64_t k, char *buf, size_t size)
+{
+    uint64_t s = k % u.slices, l = k / u.slices % u.clusters, c = k / u.slices / u.clusters;
+    if (mem == MEM_DM)
+        snprintf(buf, size, "chip %llu, cluster %llu, slice %llu", (unsigned long long)c, (unsigned long long)l,
+                 (unsigned long long)s);
+    else if (mem == MEM_HBM)
+        snprintf(buf, size, "chip %llu", (unsigned long long)c);
+    else
+        snprintf(buf, size, "host");
+}
+
+bool pic_index_view(const Prog *p, const Map *a, const Map *b, const DrawOptions *o)
+{
+    if (o->view != DRAW_VIEW_AUTO)
+        return o->view == DRAW_VIEW_INDEX;
+    bool *used = mem_calloc((size_t)p->naxes + 1, 1);
+    map_mark_axes(a, used);
+    if (b)
+        map_mark_axes(b, used);
+    int n = 0;
+    for (int i = 0; i < p->naxes; i++)
+        n += used[i] && !p->axes[i].local;
+    free(used);
+    return n >= 2;
+}
+
+void pic_legend(Pic *pic, uint32_t rgb, const char *label)
+{
+    if (pic->nlegend < PIC_MAX_LEGEND)
+        pic->legend[pic->nlegend++] = (PicLegend){rgb, pic_add_str(pic, label)};
 }
 
 /* Decimal digits of v. */
@@ -35,11 +129,17 @@ static int digits(uint64_t v)
     return d;
 }
 
-/* The space a panel takes around its cells with text: the label above, column numbers, row numbers on the left. */
-static int label_h(const Pic *pic, const PicPanel *pn) { return pic->g.text ? (pn->label != PIC_NONE ? 18 : 0) + 14 : 0; }
+/* The space a panel takes around its cells: the label above, column numbers, row numbers on the left (sampled in
+ * a compact picture). */
+static int label_h(const Pic *pic, const PicPanel *pn)
+{
+    (void)pic;
+    return (pn->label != PIC_NONE ? 18 : 0) + 14;
+}
 static int rowhdr_w(const Pic *pic, const PicPanel *pn)
 {
-    return pic->g.text ? digits(pn->rows ? pn->rows - 1 : 0) * PIC_SMALL_W + 8 : 0;
+    uint64_t step = pic->row_step ? pic->row_step : 1;
+    return digits(pn->rows ? (pn->rows - 1) * step : 0) * PIC_SMALL_W + 8;
 }
 
 /* The width the header band needs: the legend, and the title and subtitle up to 1600 pixels (a longer one runs
@@ -86,13 +186,14 @@ void pic_layout(Pic *pic, bool text, uint64_t max_pixels)
     g->text = text;
     if (text) {
         size_t widest = pic->widest;
-        for (size_t i = 0; i < pic->ncells; i++) { /* position numbers are small text */
+        for (size_t i = 0; !pic->bare && i < pic->ncells; i++) { /* the buffer view's position numbers: small text */
             size_t w = ((size_t)digits(pic->cells[i].pos) * PIC_SMALL_W + PIC_CHAR_W - 1) / PIC_CHAR_W;
             if (w > widest)
                 widest = w;
         }
-        g->cell_w = (int)(widest * PIC_CHAR_W + 8 < 44 ? 44 : widest * PIC_CHAR_W + 8);
-        g->cell_h = pic->lines == 2 ? 32 : 46;
+        int least = pic->bare ? 30 : 44;
+        g->cell_w = (int)(widest * PIC_CHAR_W + 8 < (size_t)least ? (size_t)least : widest * PIC_CHAR_W + 8);
+        g->cell_h = pic->bare ? (pic->lines == 1 ? 22 : 34) : pic->lines == 2 ? 32 : 46;
         g->gap = 1;
         place(pic);
         return;
@@ -126,7 +227,7 @@ bool pic_render(Pic *pic, DrawFormat f, DrawBytes *out, char *why, size_t size)
             return false;
         }
     } else {
-        pic_layout(pic, true, 0);
+        pic_layout(pic, pic->ncells <= PIC_TEXT_CELLS, SVG_MAX_PIXELS);
         if (f == DRAW_SVG)
             svg_write(pic, true, &b);
         else

@@ -1,5 +1,5 @@
-/* html.c — a picture as a self-contained HTML page: the SVG inline, and a line that shows the position and cell
- * under the pointer. */
+/* html.c — a picture as a self-contained HTML page: the SVG inline, and a line that shows the cell under the
+ * pointer (its tooltip; in a compact picture its row and column). */
 #include "draw_impl.h"
 
 void html_write(const Pic *pic, Buf *o)
@@ -11,15 +11,24 @@ void html_write(const Pic *pic, Buf *o)
                 "font-size:12px;min-height:16px}svg{display:block}</style>\n</head>\n<body>\n"
                 "<div id=\"at\">point at a cell to read its position and cell</div>\n");
     svg_write(pic, false, o);
-    /* the pointer's cell: the nearest group carrying data-pos, and its panel's label */
+    /* the pointer's cell: the nearest group carrying data-kind (its tooltip), else in a compact picture the row and
+     * column under the pointer from its panel's geometry */
     buf_puts(o, "<script>\n"
-                "document.querySelector('svg').addEventListener('mouseover', function (e) {\n"
-                "  var g = e.target.closest('g[data-pos]');\n"
-                "  if (!g) return;\n"
-                "  var p = g.closest('g.panel'), t = g.querySelectorAll('text.c'), s = [];\n"
-                "  for (var i = 0; i < t.length; i++) s.push(t[i].textContent);\n"
-                "  document.getElementById('at').textContent = (p && p.dataset.label ? p.dataset.label + ', ' : '') +\n"
-                "    'position ' + g.dataset.pos + ': ' + s.join(' vs ');\n"
+                "var svg = document.querySelector('svg');\n"
+                "svg.addEventListener('mousemove', function (e) {\n"
+                "  var at = document.getElementById('at'), g = e.target.closest('g[data-kind]');\n"
+                "  if (g) {\n"
+                "    var p = g.closest('g.panel'), t = g.querySelector('title').textContent;\n"
+                "    at.textContent = (p && p.dataset.label && t.indexOf('=') < 0 ? p.dataset.label + ', ' : '') + t;\n"
+                "    return;\n"
+                "  }\n"
+                "  var r = svg.getBoundingClientRect(), x = e.clientX - r.left, y = e.clientY - r.top;\n"
+                "  svg.querySelectorAll('g.panel').forEach(function (p) {\n"
+                "    var d = p.dataset, pitch = d.pitch.split(' ');\n"
+                "    var c = Math.floor((x - d.x) / pitch[0]), w = Math.floor((y - d.y) / pitch[1]);\n"
+                "    if (c >= 0 && w >= 0 && c < +d.cols && w < +d.rows)\n"
+                "      at.textContent = (d.label ? d.label + ', ' : '') + 'row ' + w + ', column ' + c;\n"
+                "  });\n"
                 "});\n"
                 "</script>\n</body>\n</html>\n");
 }

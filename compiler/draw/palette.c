@@ -1,21 +1,27 @@
-/* palette.c — the colours of pictures: distinct hues for few values, a gradient for many, fixed shades for the
- * padding kinds, oob and overflow (never among the hues), and the fills of diffs. */
+/* palette.c — the colours of pictures: a discrete colour-blind-safe list for up to PAL_DISCRETE values, a cyclic
+ * map past that (the last value meets the first), fixed shades for the padding kinds, oob and overflow (never
+ * among the hues), and the fills of diffs. */
 #include "draw_impl.h"
 
-/* Ten distinct hues (no grey: greys are the padding shades). */
-static const uint32_t hues[10] = {0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd,
-                                  0x8c564b, 0xe377c2, 0xbcbd22, 0x17becf, 0xaec7e8};
-/* A perceptually ordered gradient (viridis' stops). */
-static const uint32_t stops[5] = {0x440154, 0x3b528b, 0x21918c, 0x5ec962, 0xfde725};
+/* Paul Tol's colour-blind-safe qualitative schemes (muted, then light, then bright), greys left out (greys are
+ * the padding shades), ordered so that consecutive values differ in hue and lightness. */
+static const uint32_t discrete[PAL_DISCRETE] = {
+    0x88ccee, 0xcc6677, 0x117733, 0xddcc77, 0x332288, 0x44aa99, 0xaa4499, 0x999933,
+    0x882255, 0x77aadd, 0xee8866, 0x44bb99, 0xffaabb, 0xbbcc33, 0x4477aa, 0xeedd88,
+    0x99ddff, 0xee6677, 0x228833, 0xaaaa00, 0x66ccee, 0xaa3377, 0xccbb44, 0x0077bb,
+};
+
+/* A cyclic map (blue, teal, sand, rust, plum and back), interpolated between its stops. */
+static const uint32_t cyclic[6] = {0x3b5ba5, 0x4fa3a5, 0xd9c88e, 0xc96a3d, 0x8c3a72, 0x3b5ba5};
 
 uint32_t pal_value(uint64_t v, uint64_t n)
 {
-    if (n <= 10)
-        return hues[v % 10];
-    double t = (double)v / (double)(n - 1) * 4.0;
-    int i = t >= 4.0 ? 3 : (int)t;
+    if (n <= PAL_DISCRETE)
+        return discrete[v % PAL_DISCRETE];
+    double t = (double)(v % n) / (double)n * 5.0;
+    int i = t >= 5.0 ? 4 : (int)t;
     double f = t - i;
-    uint32_t a = stops[i], b = stops[i + 1], rgb = 0;
+    uint32_t a = cyclic[i], b = cyclic[i + 1], rgb = 0;
     for (int sh = 0; sh <= 16; sh += 8) {
         double ca = (a >> sh) & 0xff, cb = (b >> sh) & 0xff;
         rgb |= (uint32_t)(ca + (cb - ca) * f + 0.5) << sh;

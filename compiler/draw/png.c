@@ -64,10 +64,39 @@ static void header(cairo_t *cr, const Pic *pic)
     }
 }
 
-/* A panel: its cells (fills, then marks and texts when the geometry has text) and its numbers and label. */
+/* One outline segment (cairo_t *ctx). */
+static void seg(void *ctx, double x0, double y0, double x1, double y1)
+{
+    cairo_move_to(ctx, x0, y0);
+    cairo_line_to(ctx, x1, y1);
+}
+
+/* A cell's texts: the position and the cell(s) (buffer view), or the label(s) centred (index view). */
+static void cell_texts(cairo_t *cr, const Pic *pic, const PicCell *c, int64_t x, int64_t y)
+{
+    char num[32];
+    rgb(cr, pal_dark(c->rgb) ? 0xffffff : 0x000000);
+    if (pic->bare) {
+        const char *t1 = pic_str(pic, c->text), *t2 = c->text2 != PIC_NONE ? pic_str(pic, c->text2) : NULL;
+        double cx = (double)x + pic->g.cell_w / 2.0;
+        text_at(cr, cx - (double)strlen(t1) * 3.3, (double)y + (t2 ? 14 : pic->g.cell_h / 2.0 + 4), 11, false, t1);
+        if (t2)
+            text_at(cr, cx - (double)strlen(t2) * 3.3, (double)y + 27, 11, false, t2);
+        return;
+    }
+    snprintf(num, sizeof num, "%llu", (unsigned long long)c->pos);
+    text_at(cr, (double)x + 4, (double)y + 11, 9, false, num);
+    text_at(cr, (double)x + 4, (double)y + 25, 11, false, pic_str(pic, c->text));
+    if (c->text2 != PIC_NONE)
+        text_at(cr, (double)x + 4, (double)y + 39, 11, false, pic_str(pic, c->text2));
+}
+
+/* A panel: its cells (fills, then marks and texts when the geometry has text; sampled labels otherwise), its tile
+ * outlines, and its numbers (every k-th when compact) and label. */
 static void panel(cairo_t *cr, const Pic *pic, const PicPanel *pn)
 {
     char num[32];
+    uint64_t step = pic_label_step(pic), rs = pic->row_step ? pic->row_step : 1;
     for (size_t i = 0; i < pn->rows * pn->cols; i++) {
         const PicCell *c = &pic->cells[pn->first_cell + i];
         int64_t x, y;
@@ -81,27 +110,41 @@ static void panel(cairo_t *cr, const Pic *pic, const PicPanel *pn)
             cairo_rectangle(cr, (double)x + 1.5, (double)y + 1.5, pic->g.cell_w - 3, pic->g.cell_h - 3);
             cairo_stroke(cr);
         }
-        if (!pic->g.text)
-            continue;
-        rgb(cr, pal_dark(c->rgb) ? 0xffffff : 0x000000);
-        snprintf(num, sizeof num, "%llu", (unsigned long long)c->pos);
-        text_at(cr, (double)x + 4, (double)y + 11, 9, false, num);
-        text_at(cr, (double)x + 4, (double)y + 25, 11, false, pic_str(pic, c->text));
-        if (c->text2 != PIC_NONE)
-            text_at(cr, (double)x + 4, (double)y + 39, 11, false, pic_str(pic, c->text2));
+        if (pic->g.text)
+            cell_texts(cr, pic, c, x, y);
     }
-    if (!pic->g.text)
-        return;
+    for (int l = 0; l < pic->levels; l++) {
+        rgb(cr, 0x111111);
+        cairo_set_line_width(cr, pic->levels == 1 ? 2 : l == 0 ? 2.5 : 1.2);
+        pic_outline(pic, pn, l, seg, cr);
+        cairo_stroke(cr);
+    }
+    if (!pic->g.text && pic->bare) { /* the index view's sampled labels, on a white halo (the buffer view's positions
+                                      * are its headers') */
+        for (uint64_t r = 0; r < pn->rows; r += step)
+            for (uint64_t c = 0; c < pn->cols; c += step) {
+                size_t i = (size_t)(r * pn->cols + c);
+                const PicCell *pc = &pic->cells[pn->first_cell + i];
+                int64_t x, y;
+                pic_cell_xy(pic, pn, i, &x, &y);
+                snprintf(num, sizeof num, "%s", pic_str(pic, pc->text));
+                rgb(cr, 0xffffff);
+                cairo_rectangle(cr, (double)x, (double)y, (double)strlen(num) * 4.9 + 2, 9);
+                cairo_fill(cr);
+                rgb(cr, 0);
+                text_at(cr, (double)x + 1, (double)y + 8, 8, false, num);
+            }
+    }
     rgb(cr, 0x777777);
     int pw = pic->g.cell_w + pic->g.gap, ph = pic->g.cell_h + pic->g.gap;
-    for (uint64_t j = 0; j < pn->cols; j++) {
+    for (uint64_t j = 0; j < pn->cols; j += step) {
         snprintf(num, sizeof num, "%llu", (unsigned long long)j);
-        text_at(cr, (double)(pn->x + (int64_t)j * pw + 2), (double)(pn->y - 4), 9, false, num);
+        text_at(cr, (double)(pn->x + (int64_t)j * pw + (pic->g.text ? 2 : 0)), (double)(pn->y - 4), 9, false, num);
     }
-    for (uint64_t r = 0; r < pn->rows; r++) {
-        snprintf(num, sizeof num, "%llu", (unsigned long long)r);
-        text_at(cr, (double)pn->x - 4 - (double)strlen(num) * 5.4, (double)(pn->y + (int64_t)r * ph + pic->g.cell_h / 2 + 4),
-                9, false, num);
+    for (uint64_t r = 0; r < pn->rows; r += step) {
+        snprintf(num, sizeof num, "%llu", (unsigned long long)(r * rs));
+        text_at(cr, (double)pn->x - 4 - (double)strlen(num) * 5.4,
+                (double)(pn->y + (int64_t)r * ph + (pic->g.text ? pic->g.cell_h / 2 + 4 : 8)), 9, false, num);
     }
     if (pn->label != PIC_NONE) {
         rgb(cr, 0);

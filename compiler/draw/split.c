@@ -1,18 +1,26 @@
-/* split.c — the 2-D split of a mapping shared by pictures and tables: rows from its major factors, columns from
- * its minor ones, or a given number of rows. */
+/* split.c — the digit structure of a mapping that pictures and tables share: its factors, the 2-D split of its
+ * positions (rows from the major factors, columns from the minor ones, or a given number of rows), and the tiles
+ * its factors make in the tensor's coordinates. */
 #include "draw_impl.h"
 
-#define MAX_FACTORS 64 /* factors of size >= 2 multiply to at most 2^64 */
+#include <stdlib.h>
 
-/* Appends the sizes (>= 2) of the factors of m's top-level pairs, major to minor. */
-static void factors(const Map *m, uint64_t *f, int *n)
+/* Appends the factors (size >= 2) of m's top-level pairs, major to minor. */
+static void collect(const Map *m, const Map **f, int *n, int max)
 {
     if (m->kind == MAP_PAIR) {
-        factors(m->l, f, n);
-        factors(m->r, f, n);
-    } else if (m->size > 1 && *n < MAX_FACTORS) {
-        f[(*n)++] = m->size;
+        collect(m->l, f, n, max);
+        collect(m->r, f, n, max);
+    } else if (m->size > 1 && *n < max) {
+        f[(*n)++] = m;
     }
+}
+
+int draw_factors(const Map *m, const Map **f, int max)
+{
+    int n = 0;
+    collect(m, f, &n, max);
+    return n;
 }
 
 bool draw_split(const Map *m, uint64_t rows_wanted, uint64_t max_cols, uint64_t *rows, uint64_t *cols)
@@ -25,9 +33,11 @@ bool draw_split(const Map *m, uint64_t rows_wanted, uint64_t max_cols, uint64_t 
         *cols = n / rows_wanted + (n % rows_wanted != 0);
         return u64_mul(*rows, *cols, &(uint64_t){0});
     }
-    uint64_t f[MAX_FACTORS];
-    int k = 0;
-    factors(m, f, &k);
+    const Map *fm[DRAW_MAX_FACTORS];
+    int k = draw_factors(m, fm, DRAW_MAX_FACTORS);
+    uint64_t f[DRAW_MAX_FACTORS];
+    for (int i = 0; i < k; i++)
+        f[i] = fm[i]->size;
     uint64_t c = 1;
     if (k <= 1) {
         uint64_t sq = 1;
@@ -55,4 +65,46 @@ bool draw_split(const Map *m, uint64_t rows_wanted, uint64_t max_cols, uint64_t 
     *cols = c;
     *rows = n / c + (n % c != 0);
     return true;
+}
+
+int draw_tiles(const Prog *p, const Map *m, int row, int col, uint64_t *tile)
+{
+    if (row < 0 || col < 0)
+        return 0;
+    const Map *f[DRAW_MAX_FACTORS];
+    int k = draw_factors(m, f, DRAW_MAX_FACTORS);
+    if (k < 2)
+        return 0;
+    /* uses[i]: bit 0 factor i uses the row axis, bit 1 the column axis */
+    int uses[DRAW_MAX_FACTORS];
+    bool *used = mem_calloc((size_t)p->naxes + 1, 1);
+    for (int i = 0; i < k; i++) {
+        for (int a = 0; a < p->naxes; a++)
+            used[a] = false;
+        map_mark_axes(f[i], used);
+        uses[i] = (used[row] ? 1 : 0) | (used[col] ? 2 : 0);
+    }
+    free(used);
+    uint64_t sizes[DRAW_MAX_FACTORS];
+    int n = 0;
+    for (int cut = 1; cut < k; cut++) {
+        int major = 0, minor = 0;
+        for (int i = 0; i < cut; i++)
+            major |= uses[i];
+        for (int i = cut; i < k; i++)
+            minor |= uses[i];
+        if (major != 3 || minor != 3)
+            continue;
+        uint64_t size = 1;
+        for (int i = cut; i < k; i++)
+            size *= f[i]->size;
+        sizes[n++] = size;
+    }
+    if (n == 0)
+        return 0;
+    tile[0] = sizes[0];
+    if (n == 1)
+        return 1;
+    tile[1] = sizes[n - 1];
+    return 2;
 }

@@ -35,34 +35,57 @@ static bool format_of(const char *path, DrawFormat *f)
     return true;
 }
 
-/* Parses the arguments of `cmd` (npos positional ones, --color only when color): DRV_EXIT_OK or a usage error. */
+/* Parses the arguments of `cmd` (npos positional ones, --color-by only when color): DRV_EXIT_OK or a usage error.
+ * The picture's colouring is --color-by KEY; --color=auto|always|never (the diagnostics') was taken out before. */
 static int parse_args(const char *cmd, int argc, char **argv, int npos, bool color, DrawArgs *a)
 {
     for (int i = 0; i < argc; i++) {
-        const char *s = argv[i];
-        bool has_value = i + 1 < argc;
-        if (strcmp(s, "-o") == 0 || strcmp(s, "--color") == 0 || strcmp(s, "--rows") == 0 ||
-            strcmp(s, "--max-cells") == 0) {
-            if (!has_value)
+        const char *s = argv[i], *eq = strchr(s, '=');
+        char opt[32];
+        const char *v = NULL;
+        if (strncmp(s, "--", 2) == 0 && eq && (size_t)(eq - s) < sizeof opt) { /* --opt=VALUE */
+            snprintf(opt, sizeof opt, "%.*s", (int)(eq - s), s);
+            v = eq + 1;
+            s = opt;
+        }
+        if (strcmp(s, "--color") == 0 || strcmp(s, "--colour") == 0)
+            return drv_usage_error("%s colours the picture with --color-by KEY (an axis, a digit such as 'M / 8', "
+                                   "position, tile, padding or unit); --color=auto|always|never colours the "
+                                   "diagnostics", cmd);
+        if (strcmp(s, "-o") == 0 || strcmp(s, "--color-by") == 0 || strcmp(s, "--rows") == 0 ||
+            strcmp(s, "--max-cells") == 0 || strcmp(s, "--view") == 0 || strcmp(s, "--axes") == 0) {
+            if (!v && i + 1 >= argc)
                 return drv_usage_error("%s needs a value", s);
-            const char *v = argv[++i];
+            if (!v)
+                v = argv[++i];
             uint64_t n = 0;
             if (strcmp(s, "-o") == 0) {
                 a->out = v;
-            } else if (strcmp(s, "--color") == 0 && color) {
+            } else if (strcmp(s, "--color-by") == 0 && color) {
                 a->o.color = v;
-            } else if (strcmp(s, "--color") == 0) {
-                return drv_usage_error("%s takes no --color (the cells are coloured by whether they differ)", cmd);
+            } else if (strcmp(s, "--color-by") == 0) {
+                return drv_usage_error("%s takes no --color-by (the cells are coloured by whether they differ)", cmd);
+            } else if (strcmp(s, "--axes") == 0) {
+                a->o.axes = v;
+            } else if (strcmp(s, "--view") == 0) {
+                if (strcmp(v, "index") == 0)
+                    a->o.view = DRAW_VIEW_INDEX;
+                else if (strcmp(v, "buffer") == 0)
+                    a->o.view = DRAW_VIEW_BUFFER;
+                else
+                    return drv_usage_error("--view takes index (the tensor's coordinates) or buffer (the positions), "
+                                           "not '%s'", v);
             } else if (!drv_parse_pos(v, &n) || n == 0) {
-                return drv_usage_error("%s takes a positive decimal number", s);
+                return drv_usage_error("%s takes a positive number (decimal or 0x hex)", s);
             } else if (strcmp(s, "--rows") == 0) {
                 a->o.rows = n;
             } else {
                 a->o.max_cells = n;
             }
         } else if (drv_is_option(s)) {
-            static const char *const draw_known[] = {"-o", "--color", "--rows", "--max-cells", "--help", NULL};
-            static const char *const diff_known[] = {"-o", "--rows", "--max-cells", "--help", NULL};
+            static const char *const draw_known[] = {"-o", "--view", "--axes", "--color-by", "--rows", "--max-cells",
+                                                     "--help", NULL};
+            static const char *const diff_known[] = {"-o", "--view", "--axes", "--rows", "--max-cells", "--help", NULL};
             return drv_unknown_option(cmd, s, color ? draw_known : diff_known);
         } else if (a->npos == npos) {
             return drv_usage_error("unexpected argument '%s'", s);
@@ -77,6 +100,10 @@ static int parse_args(const char *cmd, int argc, char **argv, int npos, bool col
         return drv_usage_error("%s needs -o OUT (.svg, .png or .html)", cmd);
     if (!format_of(a->out, &a->o.format))
         return drv_usage_error("cannot tell the format of '%s': name it .svg, .png or .html", a->out);
+    if (a->o.rows && a->o.view == DRAW_VIEW_INDEX)
+        return drv_usage_error("--rows splits the buffer view; the index view's rows are an axis (%s)", "--axes ROWS,COLUMNS");
+    if (a->o.rows)
+        a->o.view = DRAW_VIEW_BUFFER;
     return DRV_EXIT_OK;
 }
 
@@ -165,8 +192,13 @@ int cmd_diff(int argc, char **argv)
             free(c2.coord);
             eqv_evaluator_free(ev);
         }
-        printf("%llu of %llu positions differ; the first is marked in %s\n", U(d.differing),
-               U(m1->size > m2->size ? m1->size : m2->size), a.out);
+        if (d.by_index && d.differing == 0)
+            printf("every index is held alike, so padding or sizes differ: --view buffer shows them\n");
+        else if (d.by_index)
+            printf("%llu indices are held differently; the first difference is marked in %s\n", U(d.differing), a.out);
+        else
+            printf("%llu of %llu positions differ; the first is marked in %s\n", U(d.differing),
+                   U(m1->size > m2->size ? m1->size : m2->size), a.out);
         st = DRV_EXIT_INPUT;
     }
     prog_free(p);

@@ -143,7 +143,7 @@ int cmd_emit(int argc, char **argv)
             drv_print_diags(p, d);
             break; /* prints d and the rest */
         }
-        fprintf(stderr, "mapc: error: %s\n", d->msg);
+        fprintf(stderr, "mapc: %s\n", d->msg); /* the one prefix of messages without a position */
     }
     prog_free(p);
     return status;

@@ -53,7 +53,7 @@ int cmd_eval(int argc, char **argv)
     for (int i = 2; i < argc; i++) {
         uint64_t pos = 0;
         if (!drv_parse_pos(argv[i], &pos))
-            return drv_usage_error("position '%s' is not a decimal 64-bit number", argv[i]);
+            return drv_usage_error("position '%s' is not a 64-bit number (decimal or 0x hex)", argv[i]);
     }
     Prog *p;
     const Map *m;

@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Products up to this many multiply-adds are checked element by element; larger ones on a sample. */
 #define FULL_CHECK_LIMIT (1ull << 31)
@@ -499,7 +499,7 @@ int run_parse_options(int argc, char **argv, RunOptions *out)
         char *end;
         if (which >= 0 || strcmp(a, "--threads") == 0 || strcmp(a, "--reps") == 0 || strcmp(a, "--seed") == 0) {
             if (!has_value || !drv_parse_pos(argv[i + 1], &v))
-                return drv_usage_error("%s needs a decimal number", a);
+                return drv_usage_error("%s needs a number (decimal or 0x hex)", a);
             i++;
             if (which >= 0) {
                 if (v == 0)
@@ -565,6 +565,10 @@ int cmd_run(int argc, char **argv)
     int parsed = run_parse_options(argc, argv, &o);
     if (parsed != DRV_EXIT_OK)
         return parsed;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores > 0 && o.threads > cores) /* allowed (the threads share the cores), but rarely what was meant */
+        fprintf(stderr, "mapc: note: --threads %d is more than the %ld cores of this machine: the threads will share "
+                        "them, and the times measure that\n", o.threads, cores);
     const KernelDecl *k;
     Prog *p = load_kernel(o.file, o.kernel, &o, &k);
     if (!p)

@@ -181,7 +181,7 @@ static int parse_args(int argc, char **argv, TableArgs *a)
         if (strcmp(s, "--rows") == 0 || strcmp(s, "--cols") == 0 || strcmp(s, "--max-cells") == 0) {
             uint64_t n = 0;
             if (i + 1 >= argc || !drv_parse_pos(argv[i + 1], &n) || n == 0)
-                return drv_usage_error("%s takes a positive decimal number", s);
+                return drv_usage_error("%s takes a positive number (decimal or 0x hex)", s);
             *(strcmp(s, "--rows") == 0 ? &a->rows : strcmp(s, "--cols") == 0 ? &a->cols : &a->max_cells) = n;
             i++;
         } else if (strcmp(s, "--all") == 0) {

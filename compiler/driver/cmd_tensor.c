@@ -41,7 +41,7 @@ int cmd_where(int argc, char **argv)
     if (st != DRV_EXIT_OK)
         return st;
     if (argc != 3)
-        return drv_usage_error("where needs FILE, TENSOR and INDEX (an i![...] literal)%s", "");
+        return drv_usage_error("where needs FILE, TENSOR and INDEX (an i![...] literal, or {A:1, B:7} as eval prints)%s", "");
     Prog *p = drv_load(argv[0], false);
     if (!p)
         return DRV_EXIT_INPUT;
@@ -51,7 +51,18 @@ int cmd_where(int argc, char **argv)
     Cell c = {.coord = mem_calloc((size_t)p->naxes + 1, sizeof(uint64_t))};
     if (!t)
         goto done;
-    if (!prog_parse_index(p, "<command-line>", argv[2], &c)) {
+    /* the cell form mapc eval prints, {A:1, B:7}, is the index i![A:1, B:7] */
+    const char *index = argv[2];
+    size_t len = strlen(index);
+    char *literal = NULL;
+    if (len >= 2 && index[0] == '{' && index[len - 1] == '}') {
+        literal = mem_alloc(len + 3);
+        snprintf(literal, len + 3, "i![%.*s]", (int)(len - 2), index + 1);
+        index = literal;
+    }
+    bool parsed = prog_parse_index(p, "<command-line>", index, &c);
+    free(literal);
+    if (!parsed) {
         drv_print_diags(p, NULL); /* the loaded program had none: these are the index's */
         goto done;
     }

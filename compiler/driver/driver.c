@@ -300,18 +300,7 @@ const Map *drv_resolve(Prog *p, const char *name)
     return m;
 }
 
-bool drv_parse_pos(const char *s, uint64_t *out)
-{
-    if (!*s)
-        return false;
-    uint64_t v = 0;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9' || __builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)(*s - '0'), &v))
-            return false;
-    }
-    *out = v;
-    return true;
-}
+bool drv_parse_pos(const char *s, uint64_t *out) { return u64_parse(s, strlen(s), out); }
 
 char *drv_fmt_cell(const Prog *p, const Cell *c)
 {

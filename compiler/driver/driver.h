@@ -61,7 +61,7 @@ const Map *drv_resolve(Prog *p, const char *name);
 int drv_load_named(const char *arg, bool is_source, const char *name, Prog **p, const Map **m);
 /* The printed form of a mapping as m![...], malloc'ed. */
 char *drv_fmt_map(const Prog *p, const Map *m);
-/* Parses a decimal 64-bit number; false if malformed or too large. */
+/* Parses a 64-bit number, decimal or 0x hex; false if malformed or too large. */
 bool drv_parse_pos(const char *s, uint64_t *out);
 /* The printed form of a cell, malloc'ed. */
 char *drv_fmt_cell(const Prog *p, const Cell *c);

@@ -29,10 +29,10 @@ static const char usage_text[] =
     "\n"
     "NAME is a type defined in the program, or an inline m![...].\n"
     "FILE '-' is standard input (named <stdin> in diagnostics).\n"
-    "options: --help, --version; 'mapc COMMAND --help' describes one command.\n"
+    "options: --help, --version; 'mapc help COMMAND' (or 'mapc COMMAND --help') describes one command.\n"
     "  --color=auto|always|never   colour the diagnostics (before or after COMMAND; auto: when stderr is a\n"
     "                              terminal, TERM is not dumb and NO_COLOR is unset or empty; --color before\n"
-    "                              COMMAND: always)\n"
+    "                              COMMAND: always). Pictures are coloured with draw's --color-by.\n"
     "exit status: 0 success (and \"equivalent\"), 1 an error in the input, a failed assertion\n"
     "or \"not equivalent\", 2 wrong command-line usage.\n"
     "environment: MAPC_ISA=avx512|avx2|portable checks and runs kernels for that ISA (default: the host's best).\n"
@@ -51,7 +51,7 @@ static const struct {
               "Kernel declarations are checked for the ISA that will run them: the host's best, or --isa.\n"},
     {"eval", "usage: mapc eval FILE NAME POS...\n"
              "       mapc eval -e SOURCE NAME POS...\n"
-             "Prints \"POS: CELL\" for each decimal buffer position POS, with CELL as {A:1, B:7}, {},\n"
+             "Prints \"POS: CELL\" for each buffer position POS (decimal or 0x hex), with CELL as {A:1, B:7}, {},\n"
              "pad(top), pad(zero), pad(bottom), oob or overflow. NAME is a type or an inline m![...].\n"},
     {"table", "usage: mapc table FILE NAME [--rows N | --cols N] [--all] [--color=auto|always|never] [--max-cells N]\n"
               "Prints the mapping as a grid split like its picture: the minor factors of its pairs as columns (at most\n"
@@ -62,17 +62,28 @@ static const struct {
               "refuses larger mappings). Colours on a terminal unless --color=never. When NAME is a tensor, prints\n"
               "its units as rows (at most 32, or --rows N, unless --all): each unit's live elements and the range of\n"
               "each axis it holds.\n"},
-    {"draw", "usage: mapc draw FILE NAME -o OUT.svg|OUT.png|OUT.html [--color AXIS|padding|unit] [--rows N] [--max-cells N]\n"
-             "Draws the mapping, type or tensor NAME: one cell per buffer position with its position and its cell\n"
-             "(as mapc eval prints it), coloured by the coordinate of AXIS (default: the first axis it uses), by\n"
-             "padding, or by unit (tensors); padding kinds and oob have shades of their own. Rows are the mapping's\n"
-             "major factors, columns its minor ones (at most 64), or N rows with --rows. A tensor is drawn as one\n"
-             "panel per unit (chip, cluster, slice). The format follows OUT's extension; the HTML page shows the cell\n"
-             "under the pointer. Pictures of more than 262144 cells (or --max-cells N) are refused.\n"},
-    {"diff", "usage: mapc diff FILE NAME1 NAME2 -o OUT.svg|OUT.png|OUT.html [--rows N] [--max-cells N]\n"
-             "Draws positions 0 .. max(|NAME1|, |NAME2|) split like NAME1, each with both cells; differing cells are\n"
-             "marked, and the smallest counterexample of the equivalence decision distinctly. Prints \"equivalent\"\n"
-             "(exit 0) or mapc equiv's \"not equivalent: ...\" line and how many positions differ (exit 1).\n"},
+    {"draw", "usage: mapc draw FILE NAME -o OUT.svg|OUT.png|OUT.html [--view index|buffer] [--axes ROWS,COLS]\n"
+             "                 [--color-by KEY] [--rows N] [--max-cells N]\n"
+             "Draws the mapping, type or tensor NAME. --view index (the default for a layout over two axes or more)\n"
+             "draws the tensor's coordinates: a grid of ROWS x COLS (default: the first two axes the layout uses;\n"
+             "one axis is wrapped in rows of 16), a panel per value of the other axes, each index labelled with the\n"
+             "smallest position holding it (a tensor's: unit:element; + when more hold it), and the tiles of the\n"
+             "layout's digits outlined (the 4 x 4 blocks of m![M / 4, N / 4, M % 4, N % 4], a tensor's units).\n"
+             "--view buffer (the default otherwise) draws one cell per buffer position with its cell (as mapc eval\n"
+             "prints it), split like mapc table (at most 16 columns, or N rows with --rows); a tensor one panel per\n"
+             "unit. --color-by KEY: an axis, a digit of one or of the position (M / 8, N % 4, position / 16 % 8:\n"
+             "numbers decimal or 0x hex), tile, unit (tensors) or padding; up to 24 values get distinct colour-blind-\n"
+             "safe colours, more a cyclic map; padding kinds and oob have shades of their own. The format follows\n"
+             "OUT's extension; SVG cells carry a <title> and the HTML page shows the cell under the pointer. Over\n"
+             "4096 cells the picture is compact: one path per colour, tiles outlined, sampled labels. Pictures of\n"
+             "more than 262144 cells (or --max-cells N) are refused.\n"},
+    {"diff", "usage: mapc diff FILE NAME1 NAME2 -o OUT.svg|OUT.png|OUT.html [--view index|buffer] [--axes ROWS,COLS]\n"
+             "                 [--rows N] [--max-cells N]\n"
+             "Draws where two mappings differ. --view index (the default over two axes or more, unless only padding\n"
+             "or sizes differ): each index with the positions holding it in NAME1 and NAME2. --view buffer: positions\n"
+             "0 .. max(|NAME1|, |NAME2|) split like NAME1, each with both cells. Differing cells are marked, and the\n"
+             "smallest counterexample of the equivalence decision distinctly. Prints \"equivalent\" (exit 0) or\n"
+             "mapc equiv's \"not equivalent: ...\" line and how many positions (indices) differ (exit 1).\n"},
     {"equiv", "usage: mapc equiv FILE NAME1 NAME2\n"
               "Prints \"equivalent\", \"not equivalent: position P: CELL1 vs CELL2\" (smallest P) or\n"
               "\"not equivalent: sizes S1 vs S2\"; exit 0 only when equivalent.\n"},
@@ -138,27 +149,35 @@ static int run_guarded(int (*run)(int, char **), int argc, char **argv)
     return status;
 }
 
-/* Takes the global colour options out of argv, keeping the other words in order: before the command
- * --color[=WHEN] (alone: always; another WHEN is a usage error), after it --color=auto|always|never only (a
- * command may have a --color option of its own, as draw's --color AXIS). The new argc, or -1 after a usage
- * error. */
+/* Whether s is a value of the colour option. */
+static bool color_when(const char *s)
+{
+    return s && (strcmp(s, "auto") == 0 || strcmp(s, "always") == 0 || strcmp(s, "never") == 0);
+}
+
+/* Takes the colour options of the diagnostics out of argv, keeping the other words in order: --color=WHEN or
+ * --color WHEN (WHEN auto, always or never) anywhere; --color alone before the command means always, and another
+ * WHEN= there is a usage error (after the command a --color of another kind is the command's to refuse: draw's
+ * picture is coloured with --color-by). The new argc, or -1 after a usage error. */
 static int take_color_options(int argc, char **argv)
 {
     int kept = 1;
     bool after = false; /* past the command word */
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!after && strcmp(a, "--color") == 0)
-            a = "--color=always";
-        bool global = strncmp(a, "--color=", 8) == 0 &&
-                      (!after || strcmp(a + 8, "auto") == 0 || strcmp(a + 8, "always") == 0 || strcmp(a + 8, "never") == 0);
-        if (!global) {
+        const char *a = argv[i], *when = NULL;
+        if (strcmp(a, "--color") == 0 && color_when(i + 1 < argc ? argv[i + 1] : NULL))
+            when = argv[++i];
+        else if (strcmp(a, "--color") == 0 && !after)
+            when = "always";
+        else if (strncmp(a, "--color=", 8) == 0 && (!after || color_when(a + 8)))
+            when = a + 8;
+        if (!when) {
             after = true;
             argv[kept++] = argv[i];
             continue;
         }
-        if (!drv_set_color(a + 8)) {
-            drv_usage_error("--color takes auto, always or never, not '%s'", a + 8);
+        if (!drv_set_color(when)) {
+            drv_usage_error("--color takes auto, always or never, not '%s'", when);
             return -1;
         }
     }
@@ -172,6 +191,7 @@ int main(int argc, char **argv)
         const char *name;
         int (*run)(int, char **);
     } commands[] = {{"check", cmd_check}, {"eval", cmd_eval}, {"table", cmd_table}, {"equiv", cmd_equiv}, {"norm", cmd_norm}, {"lower", cmd_lower}, {"describe", cmd_describe}, {"emit", cmd_emit}, {"run", cmd_run}, {"where", cmd_where}, {"draw", cmd_draw}, {"diff", cmd_diff}};
+    setvbuf(stdout, NULL, _IOLBF, 0); /* each result line as it is printed, also into a pipe (progress, mapc run) */
     if ((argc = take_color_options(argc, argv)) < 0)
         return DRV_EXIT_USAGE;
     if (argc < 2)
@@ -203,6 +223,26 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         fputs(usage_text, stdout);
         return DRV_EXIT_OK;
+    }
+    if (strcmp(argv[1], "help") == 0) { /* mapc help [COMMAND]: as mapc [COMMAND] --help */
+        if (argc == 2) {
+            fputs(usage_text, stdout);
+            return DRV_EXIT_OK;
+        }
+        for (size_t h = 0; h < sizeof command_help / sizeof *command_help; h++)
+            if (strcmp(command_help[h].name, argv[2]) == 0) {
+                fputs(command_help[h].help, stdout);
+                return DRV_EXIT_OK;
+            }
+        const char *names[sizeof command_help / sizeof *command_help + 1] = {NULL};
+        for (size_t h = 0; h < sizeof command_help / sizeof *command_help; h++)
+            names[h] = command_help[h].name;
+        const char *near = suggest_among(argv[2], names);
+        fprintf(stderr, "mapc: no help for '%s': it is not a command", argv[2]);
+        if (near)
+            fprintf(stderr, "; did you mean '%s'?", near);
+        fputs("\nTry 'mapc --help'.\n", stderr);
+        return DRV_EXIT_USAGE;
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("mapc %s (LLVM %s)\n", MAPC_VERSION_STRING, cg_llvm_version());

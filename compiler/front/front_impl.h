@@ -79,7 +79,12 @@ typedef struct Parser {
     CellLit index;          /* result of a lone index-literal parse */
     int syntax_errors;
     bool stopped;           /* a fatal error (nesting) stopped this source */
+    Token prev;             /* the token given to the parser before the current one (kind 0: none) */
 } Parser;
+
+/* Reports the syntax error at tok (kind 0: the end of input) with what the tokens around it suggest: a ';'
+ * missing at the end of the line before a new statement, a constant after an operator that needs {NAME}. */
+void parse_syntax_error(Parser *ps, int kind, Token tok);
 
 /* Builders called by grammar actions: each checks its static rule (docs/language.md §2), reports the
  * offending numbers at loc, and returns NULL on error. NULL operands propagate silently. */

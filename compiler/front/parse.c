@@ -24,6 +24,7 @@ static void run(Parser *ps, const Source *src, int start)
     lex_init(&lx, src, &ps->prog->diags);
     void *lemon = mapc_parserAlloc(mem_alloc);
     Token t = {0};
+    ps->prev = t;
     if (start) {
         t.loc = (Loc){src, 1, 1};
         mapc_parser(lemon, start, t, ps);
@@ -42,6 +43,7 @@ static void run(Parser *ps, const Source *src, int start)
             depth = 0;
         }
         mapc_parser(lemon, t.kind, t, ps);
+        ps->prev = t;
     }
     if (!ps->stopped) {
         t.kind = 0;

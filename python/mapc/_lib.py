@@ -125,7 +125,8 @@ class KernelOptions(ctypes.Structure):
 
 
 class DrawOptions(ctypes.Structure):
-    _fields_ = [("format", ctypes.c_int), ("color", ctypes.c_char_p), ("rows", ctypes.c_int64)]
+    _fields_ = [("format", ctypes.c_int), ("color", ctypes.c_char_p), ("rows", ctypes.c_int64), ("view", ctypes.c_int),
+                ("axes", ctypes.c_char_p)]
 
 
 CELL_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_uint64, ctypes.POINTER(ctypes.c_int64))
@@ -152,6 +153,8 @@ _SIGNATURES = {
     "mapc_eval": (_I, [_P, _S, _U64, _PTR(_I), _PTR(_I64)]),
     "mapc_equiv": (_I, [_P, _S, _S, _PTR(_I), _PTR(_U64)]),
     "mapc_norm": (_I, [_P, _S, _PTR(_VP)]),
+    "mapc_map_text": (_I, [_P, _S, _PTR(_VP)]),
+    "mapc_eval_many": (_I, [_P, _S, _PTR(_U64), _SZ, _PTR(_I), _PTR(_I64)]),
     "mapc_where": (_I, [_P, _S, _S, _PTR(Place), _SZ, _PTR(_SZ)]),
     "mapc_jit_create": (_I, [_P, _PTR(JitOptions), _PTR(_P)]),
     "mapc_jit_cell": (_I, [_P, _S, _PTR(_VP)]),

@@ -13,6 +13,7 @@ from .errors import ERR_INPUT, ERR_NOT_FOUND, OK, status_error
 
 KINDS = ("live", "pad(top)", "pad(zero)", "pad(bottom)", "oob", "overflow")
 DRAW_FORMATS = {"svg": 0, "png": 1, "html": 2}
+DRAW_VIEWS = {None: 0, "buffer": 1, "index": 2}
 
 Place = collections.namedtuple("Place", "chip cluster slice element")
 Place.__doc__ = "A unit and element position of a tensor (cluster and slice 0 outside DM, chip 0 on the host)."
@@ -180,14 +181,31 @@ class Program(Owner):
 
     @property
     def types(self):
-        """The type names, in definition order."""
-        out = []
+        """The types, in definition order: a dict of name -> Mapping (iterating it gives the names)."""
+        from .mapping import Mapping
+        out = {}
         with self._pin() as h:
             for i in range(lib.mapc_type_count(h)):
                 name = ctypes.c_char_p()
                 lib.mapc_type_name(h, i, ctypes.byref(name))
-                out.append(name.value.decode())
+                out[name.value.decode()] = Mapping(self, name.value.decode())
         return out
+
+    def mapping(self, text):
+        """The Mapping of a type name or an inline "m![...]" text (a Mapping of this program is returned as
+        it is). Raises NotFoundError for an unknown name, CompileError for a text with errors."""
+        from .mapping import Mapping, _map_text
+        if isinstance(text, Mapping):
+            if text.program is not self:
+                raise ValueError("%s is a mapping of another program" % text)
+            return text
+        if not isinstance(text, (str, bytes)):
+            raise TypeError("mapping needs a type name or m![...] text, not %s" % type(text).__name__)
+        text = text.decode() if isinstance(text, bytes) else text
+        if text.startswith("m!"):
+            return Mapping(self, None, _map_text(self, text))
+        _map_text(self, text)  # raises for an unknown name
+        return Mapping(self, text)
 
     def size(self, name):
         """|E|: the number of positions of the mapping."""
@@ -227,14 +245,18 @@ class Program(Owner):
         p = pos.value
         return False, Counterexample(p, self.eval(name1, p), self.eval(name2, p), None)
 
-    def norm(self, name):
-        """The normal form of the mapping as a valid m![...] line."""
+    def _text(self, what, fn, name):
+        """The malloc'ed text fn(handle, name, &out) returns (mapc_norm, mapc_map_text), as str."""
         out = ctypes.c_void_p()
-        self._call("norm %s" % name, lib.mapc_norm, _b(name), ctypes.byref(out), names=(name,))
+        self._call(what, fn, _b(name), ctypes.byref(out), names=(name,))
         try:
             return ctypes.string_at(out).decode()
         finally:
             libc.free(out)
+
+    def norm(self, name):
+        """The normal form of the mapping as a valid m![...] line."""
+        return self._text("norm %s" % name, lib.mapc_norm, name)
 
     def where(self, tensor, index):
         """Every unit and element position (Place) where the declared tensor holds index, in layout order
@@ -250,16 +272,22 @@ class Program(Owner):
         self._call(what, lib.mapc_where, _b(tensor), _b(index), places, n, ctypes.byref(count))
         return [Place(p.chip, p.cluster, p.slice, p.element) for p in places[:n]]
 
-    def draw(self, name, format="svg", color=None, rows=0):
-        """The mapping (or tensor) drawn as SVG, PNG or HTML bytes (mapc_draw; color None: the default,
-        rows 0: all). NotImplementedError when this libmapc has no mapc_draw."""
+    def draw(self, name, format="svg", color=None, rows=0, view=None, axes=None):
+        """The mapping (or tensor) drawn as SVG, PNG or HTML bytes (mapc_draw): view "index" (the tensor's
+        coordinates), "buffer" (the positions) or None (index over two axes or more); axes "M,N" (the index
+        view's rows and columns; None: the first two the layout uses); color a colour key as mapc draw's
+        --color-by (None: the view's default); rows the buffer view's (0: its own split).
+        NotImplementedError when this libmapc has no mapc_draw."""
         if not hasattr(lib, "mapc_draw"):
             raise NotImplementedError("this libmapc has no mapc_draw")
         if format not in DRAW_FORMATS:
             raise ValueError("format must be one of %s, not %r" % (", ".join(DRAW_FORMATS), format))
         rows = _convert.integer(rows, "rows", _convert.I64, "rows takes a positive decimal number (or 0: the "
                                 "mapping's own split), not {value}", (0, 2**63 - 1))
-        opts = DrawOptions(DRAW_FORMATS[format], _b(color, "color") if color else None, rows)
+        if view not in DRAW_VIEWS:
+            raise ValueError("view must be 'index', 'buffer' or None, not %r" % (view,))
+        opts = DrawOptions(DRAW_FORMATS[format], _b(color, "color") if color else None, rows, DRAW_VIEWS[view],
+                           _b(axes, "axes") if axes else None)
         out, length = ctypes.c_void_p(), ctypes.c_size_t()
         self._call("draw %s" % name, lib.mapc_draw, _b(name), ctypes.byref(opts), ctypes.byref(out),
                    ctypes.byref(length))

@@ -1,4 +1,4 @@
-/* test_api_query.c — mapc_norm and mapc_where through the shared library: the normal form as text (equivalent,
+/* test_api_query.c — mapc_norm, mapc_map_text, mapc_eval_many and mapc_where through the shared library: the normal form as text (equivalent,
  * idempotent, the same for equivalent mappings), where tensors of each memory kind hold indices, and the
  * refusals (unknown names, padding, foreign axes, bad indices) with their diagnostics. */
 #include "harness.h"
@@ -131,6 +131,40 @@ static void test_public_axes(void)
     mapc_program_free(p);
 }
 
+/* mapc_map_text gives a type's definition and an inline mapping's text; mapc_eval_many agrees with mapc_eval at
+ * every position (and past the end), and refuses what mapc_eval refuses. */
+static void test_text_and_many(mapc_program *p)
+{
+    char *t = NULL;
+    CHECK(mapc_map_text(p, "S", &t) == MAPC_OK && t && strcmp(t, "m![A / 2, A % 2, B]") == 0, "text of S: %s", t);
+    free(t);
+    t = NULL;
+    CHECK(mapc_map_text(p, "m![B,A]", &t) == MAPC_OK && t && strcmp(t, "m![B, A]") == 0, "inline text: %s", t);
+    free(t);
+    t = (char *)"x";
+    CHECK_EQ_INT(mapc_map_text(p, "Nope", &t), MAPC_ERR_NOT_FOUND, "text of an unknown type");
+    CHECK(t == NULL, "out cleared on failure");
+    enum { N = 100 };
+    uint64_t pos[N];
+    int kinds[N];
+    int64_t coords[N * 3];
+    for (int i = 0; i < N; i++)
+        pos[i] = (uint64_t)(i * 7 % 97); /* 0..96: every position of S and oob past it */
+    CHECK(mapc_eval_many(p, "S", pos, N, kinds, coords) == MAPC_OK, "eval_many S");
+    int bad = 0;
+    for (int i = 0; i < N; i++) {
+        int k;
+        int64_t c[3] = {9, 9, 9};
+        if (mapc_eval(p, "S", pos[i], &k, c) != MAPC_OK || k != kinds[i] || memcmp(c, coords + 3 * i, sizeof c) != 0)
+            bad++;
+    }
+    CHECK_EQ_INT(bad, 0, "eval_many agrees with eval at every position");
+    CHECK_EQ_INT(mapc_eval_many(p, "S", pos, 0, NULL, NULL), MAPC_OK, "no positions");
+    CHECK_EQ_INT(mapc_eval_many(p, "S", pos, N, NULL, coords), MAPC_ERR_ARGUMENT, "NULL kinds");
+    CHECK_EQ_INT(mapc_eval_many(NULL, "S", pos, N, kinds, coords), MAPC_ERR_ARGUMENT, "NULL program");
+    CHECK_EQ_INT(mapc_eval_many(p, "Nope", pos, N, kinds, coords), MAPC_ERR_NOT_FOUND, "unknown type");
+}
+
 int main(int argc, char **argv)
 {
     HarnessArgs args = {0};
@@ -139,6 +173,7 @@ int main(int argc, char **argv)
     CHECK(mapc_compile_string("q.map", src, strlen(src), &p) == MAPC_OK && p, "compile");
     if (p && mapc_diag_count(p) == 0) {
         test_norm(p);
+        test_text_and_many(p);
         test_where(p);
         test_after_failure();
         test_public_axes();

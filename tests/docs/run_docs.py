@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """run_docs.py — the documentation test: every code block of docs/*.md and README.md is checked, as Rust's doc tests do.
 
-Usage: run_docs.py SOURCE_ROOT BUILD_ROOT [FILE.md...]
+Usage: run_docs.py [--cc CC] [--sanitize FLAGS] SOURCE_ROOT BUILD_ROOT [FILE.md...]
 
 Blocks by their fence language:
   ```map      written to a file and checked with `mapc check`: exit 0 expected, or 1 when an HTML comment
@@ -9,14 +9,18 @@ Blocks by their fence language:
               the block are texts the diagnostics must contain). `<!-- file: NAME.map -->` before the
               block also keeps it as NAME.map for the sh blocks that follow in the same document.
   ```sh       when every command line starts with `mapc ` or `build/mapc `, each line is run by the shell
-              (stderr joined to stdout) in a folder holding the document's files, `samples/` and `tests/`
-              of the source tree, and `build/mapc`; `mapc` is on PATH. A ```text block right after it is
+              (stderr joined to stdout) in a folder holding the document's files, `samples/`, `tests/` and
+              `docs/` of the source tree, and `build/mapc`; `mapc` is on PATH. A ```text block right after it is
               the expected output, where a line `...` stands for any number of lines. The exit status
               must be 0, or the N of `<!-- exit: N -->` before the block. Other sh blocks (installing,
               building) are not run; they are counted as shown.
-  ```c        compiled with `cc -fsyntax-only -Wall -Wextra -Werror` against <mapc/mapc.h> (compiler/api) and
-              the document's files (an emitted header); a block with no #include is wrapped in a
-              function after `#include <mapc/mapc.h>`.
+  ```c        a whole program (with main): compiled with `cc -std=c11 -Wall -Wextra -Werror` against
+              <mapc/mapc.h> (compiler/api), linked with the built libmapc and with the object of every
+              header it includes that the document's sh blocks emitted (NAME.h: NAME.o), then run in the
+              document's folder with the arguments of `<!-- run: ARGS -->` before the block (stderr
+              joined to stdout, exit 0 or the N of `<!-- exit: N -->`); a ```text block right after it
+              is the expected output, as for sh blocks. --sanitize FLAGS (the sanitizer build) compiles
+              and links it with -fsanitize=FLAGS, so the library's own checks run under it too.
   any block   preceded by `<!-- from: PATH -->` must be an excerpt of PATH: its non-empty lines appear in
               PATH, in order (so a snippet of a sample stays the sample).
 Blocks in other languages, and text blocks that follow no sh block, are prose.
@@ -32,7 +36,9 @@ import sys
 import tempfile
 
 FENCE = re.compile(r"^```(\S*)\s*$")
-NOTE = re.compile(r"^<!--\s*(expect|file|exit|from):\s*(.*?)\s*-->\s*$")
+NOTE = re.compile(r"^<!--\s*(expect|file|exit|from|run):\s*(.*?)\s*-->\s*$")
+CC = os.environ.get("CC", "cc")
+SANITIZE = None
 
 
 def blocks(path):
@@ -84,7 +90,7 @@ class Doc:
 
     def __init__(self, src, build, tmp):
         self.dir = tempfile.mkdtemp(dir=tmp)
-        for sub in ("samples", "tests"):
+        for sub in ("samples", "tests", "docs"):
             os.symlink(os.path.join(src, sub), os.path.join(self.dir, sub))
         os.makedirs(os.path.join(self.dir, "build"))
         os.makedirs(os.path.join(self.dir, "include"))   # <mapc/mapc.h> as installed
@@ -138,19 +144,34 @@ def check_sh(doc, cmds, expected, notes):
     return None
 
 
-def check_c(doc, src, build, body):
+def check_c(doc, src, build, body, expected, notes):
+    """Compiles, links and runs one C program of a document; an error text or None."""
     text = "\n".join(body)
-    if "#include" not in text:
-        text = ('#include <mapc/mapc.h>\n#include <stdint.h>\n#include <string.h>\n'
-                "void doc_snippet(const char *text);\nvoid doc_snippet(const char *text)\n{\n" + text + "\n}\n")
-    path = doc.write("block%d.c" % doc.count, text.splitlines())
+    if not re.search(r"\bint\s+main\s*\(", text):
+        return "a C block must be a whole program (with main), so that it can be pasted and run"
+    name = "block%d" % doc.count
     doc.count += 1
-    args = [os.environ.get("CC", "cc"), "-std=c11", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-Wno-unused",
-            "-Wno-unused-parameter",   # clang keeps it out of -Wunused: a snippet need not use `text`
-            "-I" + os.path.join(doc.dir, "include"), "-I" + build] + [
-            "-I" + os.path.join(src, d) for d in ("compiler", "runtime")] + [path]   # runtime/rt.h, internal
+    path = doc.write(name + ".c", body)
+    objects = [os.path.join(doc.dir, h + ".o") for h in re.findall(r'#include "(\w+)\.h"', text)]
+    missing = [o for o in objects if not os.path.exists(o)]
+    if missing:
+        return "it includes a header whose object no sh block of the document emitted: %s" % missing
+    lib = os.path.join(build, "compiler", "api")
+    args = [CC, "-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Werror", "-I" + os.path.join(doc.dir, "include"),
+            "-I" + lib, "-I" + doc.dir, path] + objects + ["-L" + lib, "-lmapc", "-Wl,-rpath," + lib, "-lm",
+                                                         "-o", os.path.join(doc.dir, name)]
+    if SANITIZE:
+        args[1:1] = ["-fsanitize=" + SANITIZE, "-fno-omit-frame-pointer"]
     p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    return None if p.returncode == 0 else "cc -fsyntax-only fails:\n" + p.stdout.decode(errors="replace")
+    if p.returncode != 0:
+        return "cc fails:\n" + p.stdout.decode(errors="replace")
+    status, out = doc.run("./%s %s" % (name, notes.get("run", "")))
+    want = int(notes.get("exit", "0"))
+    if status != want:
+        return "the program exits %d, expected %d:\n%s" % (status, want, out)
+    if expected is not None and not matches(expected, out.splitlines()):
+        return "output differs:\n--- expected\n%s\n--- actual\n%s" % ("\n".join(expected), out)
+    return None
 
 
 def check_file(src, build, tmp, md):
@@ -175,7 +196,9 @@ def check_file(src, build, tmp, md):
             expected = nxt[2] if nxt and nxt[1] == "text" and nxt[0] - line - len(body) <= 3 else None
             error = check_sh(doc, cmds, expected, notes)
         elif error is None and lang == "c":
-            error = check_c(doc, src, build, body)
+            nxt = found[k + 1] if k + 1 < len(found) else None
+            expected = nxt[2] if nxt and nxt[1] == "text" and nxt[0] - line - len(body) <= 3 else None
+            error = check_c(doc, src, build, body, expected, notes)
         elif "from" not in notes:
             continue
         if error:
@@ -186,8 +209,16 @@ def check_file(src, build, tmp, md):
 
 
 def main():
-    src, build = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    files = sys.argv[3:] or [os.path.join(src, "README.md")] + sorted(
+    global CC, SANITIZE
+    argv = sys.argv[1:]
+    while argv and argv[0] in ("--cc", "--sanitize"):
+        if argv[0] == "--cc":
+            CC = argv[1]
+        elif argv[1] not in ("", "none"):
+            SANITIZE = argv[1]
+        argv = argv[2:]
+    src, build = os.path.abspath(argv[0]), os.path.abspath(argv[1])
+    files = argv[2:] or [os.path.join(src, "README.md")] + sorted(
         os.path.join(src, "docs", f) for f in os.listdir(os.path.join(src, "docs")) if f.endswith(".md"))
     tmp = tempfile.mkdtemp(prefix="mapc-docs-")
     passed = failed = shown = 0

@@ -161,7 +161,7 @@ def samples(mapc, draw_gen, root, tmp):
         for name in names + tensors:
             what = "%s %s" % (os.path.basename(path), name)
             svg = os.path.join(tmp, "s.svg")
-            run([mapc, "draw", path, name, "-o", svg])
+            run([mapc, "draw", path, name, "-o", svg, "--view", "buffer"])
             title, subtitle, panels = svg_panels(svg)
             if name in tensors:
                 layout = tensor_layout(title)
@@ -172,7 +172,7 @@ def samples(mapc, draw_gen, root, tmp):
                     want.update({c[0]: "oob" for c in cells if c[0] >= count})
                     check_texts("%s, %s" % (what, attrs.get("data-label")), cells, want)
                 by_unit = os.path.join(tmp, "u.svg")
-                run([mapc, "draw", path, name, "-o", by_unit, "--color", "unit"])
+                run([mapc, "draw", path, name, "-o", by_unit, "--color-by", "unit", "--view", "buffer"])
                 fills = [{c[2] for c in cells if c[1] == "live"} for _, cells in svg_panels(by_unit)[2]]
                 check(all(len(f) <= 1 for f in fills), "%s: a unit's live cells have several fills by unit" % what)
                 used = [f.pop() for f in fills if f]
@@ -184,7 +184,7 @@ def samples(mapc, draw_gen, root, tmp):
             if sum(len(c) for _, c in panels) > 1024 and name not in ("RowMajor", "H"):
                 continue  # encoding large PNGs is slow: the generated cases and two large samples cover them
             png = os.path.join(tmp, "s.png")
-            run([mapc, "draw", path, name, "-o", png])
+            run([mapc, "draw", path, name, "-o", png, "--view", "buffer"])
             r = subprocess.run([draw_gen, "--check", png, svg], capture_output=True, text=True)
             check(r.returncode == 0, "%s: PNG: %s" % (what, r.stderr.strip()))
 
@@ -198,7 +198,7 @@ def diffs(mapc, draw_gen, root, tmp):
     for a, b in DIFFS:
         what = "diff %s %s" % (a, b)
         svg = os.path.join(tmp, "d.svg")
-        r = run([mapc, "diff", path, a, b, "-o", svg], want=(0, 1))
+        r = run([mapc, "diff", path, a, b, "-o", svg, "--view", "buffer"], want=(0, 1))
         eq = run([mapc, "equiv", path, a, b], want=(0, 1)).stdout.strip()
         check(r.stdout.splitlines()[0] == eq, "%s: prints %r, mapc equiv %r" % (what, r.stdout, eq))
         check(r.returncode == (0 if eq == "equivalent" else 1), "%s: exit %d" % (what, r.returncode))
@@ -213,7 +213,7 @@ def diffs(mapc, draw_gen, root, tmp):
         want_first = [int(m.group(1))] if m else differing[:1]
         check(firsts == want_first, "%s: first difference marked at %s, expected %s" % (what, firsts, want_first))
         png = os.path.join(tmp, "d.png")
-        run([mapc, "diff", path, a, b, "-o", png], want=(0, 1))
+        run([mapc, "diff", path, a, b, "-o", png, "--view", "buffer"], want=(0, 1))
         r = subprocess.run([draw_gen, "--check", png, svg], capture_output=True, text=True)
         check(r.returncode == 0, "%s: PNG: %s" % (what, r.stderr.strip()))
 

@@ -65,7 +65,7 @@ def main():
         for name, color in (("Padded", "D"), ("Spread", "unit")):
             page = os.path.join(tmp, name + ".html")
             shot = os.path.join(tmp, name + ".png")
-            r = subprocess.run([mapc, "draw", src, name, "-o", page, "--color", color], capture_output=True, text=True)
+            r = subprocess.run([mapc, "draw", src, name, "-o", page, "--color-by", color, "--view", "buffer"], capture_output=True, text=True)
             if not check(r.returncode == 0, "mapc draw %s: %s" % (name, r.stderr)):
                 continue
             html = open(page).read()

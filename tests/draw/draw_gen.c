@@ -183,7 +183,7 @@ static int generated(const char *dir, uint64_t seed, uint64_t count)
         uint64_t size = 0;
         mapc_type_size(p, "E", &size);
         int64_t rows = i % 4 == 3 ? (int64_t)(1 + mapgen_below(&g, size)) : 0;
-        mapc_draw_options o = {MAPC_DRAW_SVG, color, rows};
+        mapc_draw_options o = {MAPC_DRAW_SVG, color, rows, MAPC_DRAW_BUFFER, NULL};
         size_t svg_len = 0, png_len = 0;
         unsigned char *svg = draw(p, &o, &svg_len, what);
         o.format = MAPC_DRAW_PNG; /* every other case: encoding PNGs is most of the time */

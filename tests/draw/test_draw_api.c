@@ -70,7 +70,8 @@ int main(int argc, char **argv)
         return harness_report();
     }
     size_t len = 0;
-    mapc_draw_options svg = {MAPC_DRAW_SVG, NULL, 0}, png = {MAPC_DRAW_PNG, "padding", 0}, html = {MAPC_DRAW_HTML, "B", 2};
+    mapc_draw_options svg = {MAPC_DRAW_SVG, NULL, 0, MAPC_DRAW_BUFFER, NULL}, png = {MAPC_DRAW_PNG, "padding", 0, MAPC_DRAW_BUFFER, NULL},
+                      html = {MAPC_DRAW_HTML, "B", 2, MAPC_DRAW_BUFFER, NULL};
     unsigned char *out = expect(p, "E", &svg, MAPC_OK, NULL, &len);
     if (out) {
         CHECK(len > 100 && strncmp((char *)out, "<?xml", 5) == 0 && strlen((char *)out) == len, "SVG starts with <?xml");
@@ -98,7 +99,7 @@ int main(int argc, char **argv)
     out = expect(p, "E", &png, MAPC_OK, NULL, &len);
     CHECK(out && len > 8 && memcmp(out, "\x89PNG\r\n\x1a\n", 8) == 0, "PNG signature");
     free(out);
-    mapc_draw_options one_row = {MAPC_DRAW_PNG, NULL, 1}; /* 1 row of 90000 cells: too wide for any PNG */
+    mapc_draw_options one_row = {.format = MAPC_DRAW_PNG, .rows = 1}; /* 1 row of 90000 cells: too wide for any PNG */
     expect(p, "m![X / 2, X / 2]", &one_row, MAPC_ERR_ARGUMENT, "even with 1-pixel cells", &len);
 #else
     expect(p, "E", &png, MAPC_ERR_ARGUMENT, "PNG output needs cairo", &len); /* a build without cairo */
@@ -107,20 +108,32 @@ int main(int argc, char **argv)
     CHECK(out && strncmp((char *)out, "<!DOCTYPE html>", 15) == 0 && strstr((char *)out, "data-rows=\"2\""),
           "HTML page with 2 rows");
     free(out);
-    out = expect(p, "T", NULL, MAPC_OK, NULL, &len);
+    out = expect(p, "T", &svg, MAPC_OK, NULL, &len);
     CHECK(out && strstr((char *)out, "data-label=\"chip 0, cluster 0, slice 2\""), "a tensor has a panel per slice");
+    free(out);
+    mapc_draw_options index = {MAPC_DRAW_SVG, NULL, 0, MAPC_DRAW_INDEX, "B,A"}, view = {MAPC_DRAW_SVG, NULL, 0, 9, NULL};
+    out = expect(p, "T", &index, MAPC_OK, NULL, &len);
+    CHECK(out && strstr((char *)out, "rows B (") && strstr((char *)out, "unit:element"), "a tensor's index view over B, A");
+    free(out);
+    out = expect(p, "T", NULL, MAPC_OK, NULL, &len);
+    CHECK(out && strstr((char *)out, "data-kind=\"live\""), "a tensor's default view");
     free(out);
     out = expect(p, "m![B, A]", NULL, MAPC_OK, NULL, &len);
     free(out);
 
     /* refusals */
-    mapc_draw_options bad_color = {MAPC_DRAW_SVG, "Q", 0}, unit = {MAPC_DRAW_SVG, "unit", 0};
-    mapc_draw_options rows = {MAPC_DRAW_SVG, NULL, 16}, neg = {MAPC_DRAW_SVG, NULL, -1}, fmt = {(mapc_draw_format)7, NULL, 0};
+    mapc_draw_options bad_color = {.color = "Q"}, unit = {.color = "unit"};
+    mapc_draw_options rows = {.rows = 16}, neg = {.rows = -1}, fmt = {.format = (mapc_draw_format)7};
     expect(p, "E", &bad_color, MAPC_ERR_ARGUMENT, "cannot colour by 'Q'", &len);
     expect(p, "E", &unit, MAPC_ERR_ARGUMENT, "colour by unit needs a tensor", &len);
     expect(p, "E", &rows, MAPC_ERR_ARGUMENT, "16 rows is more than the 15 positions", &len);
     expect(p, "E", &neg, MAPC_ERR_ARGUMENT, "negative", &len);
     expect(p, "E", &fmt, MAPC_ERR_ARGUMENT, "format 7", &len);
+    expect(p, "E", &view, MAPC_ERR_ARGUMENT, "view 9", &len);
+    CHECK(strncmp(last_diag(p), "error: cannot draw E", 20) == 0, "a call's refusal has no <input>:0:0 position: %s",
+          last_diag(p));
+    index.axes = "A,Q";
+    expect(p, "E", &index, MAPC_ERR_ARGUMENT, "one or two distinct axes", &len);
     expect(p, "Big", NULL, MAPC_ERR_ARGUMENT, "more than the limit of 262144", &len);
     expect(p, "Nope", NULL, MAPC_ERR_NOT_FOUND, NULL, &len);
     expect(p, "m![A, Q]", NULL, MAPC_ERR_INPUT, NULL, &len);

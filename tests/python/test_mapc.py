@@ -138,7 +138,7 @@ tensor D[A, B]: DmTensor<f32, m![1], m![2], m![A / 4, B / 4], m![A % 4, B % 4]>;
 
 def test_queries(tmp):
     prog = mapc.compile(TENSORS, name="q.map")
-    check(prog.types == ["R", "S", "T"], "types", prog.types)
+    check(list(prog.types) == ["R", "S", "T"], "types", list(prog.types))
     check(prog.axes == [("A", 8), ("B", 12), ("N", 4)], "axes", prog.axes)
     check(prog.equiv("R", "S") == (True, None), "R and S are equivalent")
     eq, cex = prog.equiv("R", "T")
@@ -258,7 +258,7 @@ def test_errors(tmp):
     prog = mapc.compile_file(path)
     check(str(prog.eval("RowMajor", 5)) == "{A:1, B:1}", "compile_file and eval")
     with mapc.compile(pathlib.Path(path)) as again:
-        check(again.types == ["RowMajor"], "compile of a pathlib.Path reads the file")
+        check(list(again.types) == ["RowMajor"], "compile of a pathlib.Path reads the file")
     e = raises(mapc.NotFoundError, prog.eval, "RowMajr", 0)
     check(e is not None and isinstance(e, LookupError) and str(e) == "eval RowMajr at 0: no type 'RowMajr'; did you "
           "mean 'RowMajor'?", "an unknown type is NotFoundError (a LookupError) with the closest type", e)
@@ -302,11 +302,12 @@ def test_errors(tmp):
 
 
 def test_readme():
-    """The README's Python example runs as pasted and prints what its comments say (it needs numpy)."""
+    """The Python guide's example (docs/python.md) runs as pasted and prints what its comments say (it needs
+    numpy)."""
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(mapc.__file__))))
-    with open(os.path.join(root, "README.md")) as f:
+    with open(os.path.join(root, "docs", "python.md")) as f:
         text = f.read()
-    section = text[text.index("\n## Python\n"):]
+    section = text[text.index("\n## The binding\n"):]
     code = section[section.index("```python\n") + 10:section.index("\n```\n")]
     if numpy is None:
         check("import numpy" in code, "the README's example is the numpy one (not run without numpy)")
