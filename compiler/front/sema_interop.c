@@ -6,19 +6,7 @@
 #include <string.h>
 
 /* The position of byte at of token t. */
-static Loc loc_in(Token t, const char *at)
-{
-    Loc l = t.loc;
-    for (const char *c = t.s; c < at; c++) {
-        if (*c == '\n') {
-            l.line++;
-            l.col = 1;
-        } else {
-            l.col++;
-        }
-    }
-    return l;
-}
+static Loc loc_in(Token t, const char *at) { return iop_text_loc((IopText){t.s, t.len, t.loc}, at); }
 
 static bool blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 

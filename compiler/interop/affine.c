@@ -35,25 +35,5 @@ const Map *iop_affine_import(IopScan *s, const IopAxes *ax)
 
 const char *iop_affine_export(Prog *p, const Map *m, const char **why)
 {
-    int axes[IOP_MAX_DIGITS];
-    int rank = iop_used_axes(p, m, axes);
-    if (rank == 0 || rank > IOP_MAX_DIGITS / 2) {
-        *why = rank ? "it holds too many axes" : "its cells hold no axis: an affine map's domain is the tensor's index";
-        return NULL;
-    }
-    const char *res[IOP_MAX_DIGITS];
-    int n = iop_qaff_results(p, m, &iop_affine_syntax, axes, rank, res, IOP_MAX_DIGITS, why);
-    if (n < 0)
-        return NULL;
-    IopBuf b;
-    iop_buf_init(&b, &p->arena);
-    iop_buf_printf(&b, "affine_map<(");
-    for (int i = 0; i < rank; i++)
-        iop_buf_printf(&b, "%s%s", i ? ", " : "", p->axes[axes[i]].name);
-    iop_buf_printf(&b, ") -> (");
-    for (int k = 0; k < n; k++)
-        iop_buf_printf(&b, "%s%s", k ? ", " : "", res[k]);
-    iop_buf_printf(&b, "%s)>", n ? "" : "0");
-    *why = iop_verify(p, m, IOP_AFFINE, b.s, axes, rank);
-    return *why ? NULL : b.s;
+    return iop_qaff_export(p, m, IOP_AFFINE, "affine_map<(", ") -> (", ")>", why);
 }

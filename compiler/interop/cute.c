@@ -131,16 +131,6 @@ static const Map *buffer_view(IopScan *s, const Layout *L, const IopAxes *ax)
     return iop_place(s, &dom, d, L->shape.n, 0);
 }
 
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-    while (b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* The tiler view over the offset axis O: position i (colexicographic) holds {O: L(i)}; leaf k is the digit
  * [O # P] / d_k % t_k (a broadcast t_k when d_k is 0), P the least multiple of every d_k * t_k that is >= |O|
  * (O itself when that is |O|). A second leaf with the same stride and count takes a base of its own ([O # 2P],
@@ -157,7 +147,7 @@ static const Map *tiler_view(IopScan *s, const Layout *L, const IopAxes *ax)
         cosize = u64_sat_add(cosize, span);
         if (L->stride.v[k] && L->shape.v[k] > 1) {
             uint64_t dt = u64_sat_mul(L->stride.v[k], L->shape.v[k]);
-            lcm = u64_sat_mul(lcm / gcd(lcm, dt), dt);
+            lcm = u64_sat_mul(lcm / iop_gcd(lcm, dt), dt);
         }
     }
     if (cosize == UINT64_MAX || lcm == UINT64_MAX)
@@ -329,16 +319,9 @@ static const char *tiler_candidate(Prog *p, const Map *m, int rank, const char *
 const char *iop_cute_export(Prog *p, const Map *m, bool tiler, const char **why)
 {
     int axes[IOP_MAX_DIGITS];
-    int rank = iop_used_axes(p, m, axes);
-    if (rank > IOP_MAX_DIGITS / 2) {
-        *why = "it holds too many axes";
+    int rank = iop_layout_axes(p, m, tiler ? "a CuTe tiler (offsets of an axis)" : "a CuTe buffer view", axes, why);
+    if (rank < 0)
         return NULL;
-    }
-    if (rank == 0) {
-        *why = tiler ? "its cells hold no axis: a CuTe tiler's cells are offsets of an axis"
-                     : "its cells hold no axis: a CuTe buffer view's cells are coordinates";
-        return NULL;
-    }
     const char *text = tiler ? tiler_candidate(p, m, rank, why) : buffer_candidate(p, m, axes, rank, why);
     if (!text)
         return NULL;

@@ -98,6 +98,17 @@ int iop_used_axes(const Prog *p, const Map *m, int *out)
     return n;
 }
 
+int iop_layout_axes(Prog *p, const Map *m, const char *layout, int *out, const char **why)
+{
+    int rank = iop_used_axes(p, m, out);
+    if (rank == 0 || rank > IOP_MAX_DIGITS / 2) {
+        *why = rank ? "it holds too many axes"
+                    : arena_printf(&p->arena, "its cells hold no axis: %s's dimensions are axes", layout);
+        return -1;
+    }
+    return rank;
+}
+
 /* The printed form of a cell (arena text). */
 static const char *cell_text(Prog *p, const Cell *c)
 {

@@ -32,6 +32,9 @@ typedef struct IopText {
     Loc loc;
 } IopText;
 
+/* The position of byte `at` of t (t.s <= at <= t.s + t.len): lines and columns counted from t.loc. */
+Loc iop_text_loc(IopText t, const char *at);
+
 /* The axes a literal's layout is over, as the trailing list [A, B, ...] names them: n < 0 when the list was
  * not written (the layout then takes the program's axes in declaration order, or, for affine maps and index
  * maps, the axes its dimensions are named after). */

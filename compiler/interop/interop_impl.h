@@ -100,6 +100,8 @@ const Map *iop_place(IopScan *s, const IopDomain *dom, IopDigit *d, int n, uint6
 /* The digit (x / stride) % count of axis a's coordinate: a digit of the axis, or of the axis padded to
  * `padded` (>= its size; equal: the axis itself). */
 const Map *iop_axis_digit(Prog *p, int a, uint64_t padded, uint64_t stride, uint64_t count, Loc loc, MapWhy why);
+/* The greatest common divisor (gcd(a, 0) = a). */
+uint64_t iop_gcd(uint64_t a, uint64_t b);
 /* L, R (NULL operands: the other one). */
 const Map *iop_pair(Prog *p, const Map *l, const Map *r, Loc loc, MapWhy why);
 
@@ -122,6 +124,9 @@ int iop_leaves(Prog *p, const Map *m, IopLeaf *v, int cap, bool *gaps, const cha
 const char *iop_whole(Prog *p, const IopLeaf *v, int n, const int *axes, int rank, const char *layout);
 /* The axes m's cells can hold, in declaration order, into out[naxes]: their number. */
 int iop_used_axes(const Prog *p, const Map *m, int *out);
+/* The axes of a mapping to write as a layout whose dimensions are axes (what the layout is, for the reason):
+ * iop_used_axes, or -1 with *why when there are none or more than IOP_MAX_DIGITS / 2. */
+int iop_layout_axes(Prog *p, const Map *m, const char *layout, int *out, const char **why);
 
 /* Whether the candidate mapping c (what text reads as) is m: NULL when they are equivalent, else why not
  * ("TEXT differs from it at position P: X vs Y", the sizes, or an undecided comparison). */
@@ -165,10 +170,10 @@ const QExpr *iop_qexpr(IopScan *s, const QSyntax *syn, const QNames *dims, const
  * sub-expression. */
 const Map *iop_qaff_map(IopScan *s, const QSyntax *syn, const QNames *dims, const IopAxes *ax,
                         const QExpr *const *res, int n);
-/* The results of m (over the axes, rank of them) as text in the syntax (the axes named as declared), one per
- * dense group of digits, major first: their number, the texts into out[cap]; -1 with *why. */
-int iop_qaff_results(Prog *p, const Map *m, const QSyntax *syn, const int *axes, int rank, const char **out,
-                     int cap, const char **why);
+/* m written in the syntax f (IOP_AFFINE or IOP_INDEX_MAP) as head, its axes' names, mid, its results, tail:
+ * one result per dense group of digits, major first; verified by reading it back. NULL with *why. */
+const char *iop_qaff_export(Prog *p, const Map *m, IopFormat f, const char *head, const char *mid, const char *tail,
+                            const char **why);
 
 extern const QSyntax iop_affine_syntax, iop_tvm_syntax;
 

@@ -186,7 +186,7 @@ static int by_weight(const void *a, const void *b)
     return x->weight < y->weight ? -1 : x->weight > y->weight;
 }
 
-static uint64_t gcd(uint64_t a, uint64_t b)
+uint64_t iop_gcd(uint64_t a, uint64_t b)
 {
     while (b) {
         uint64_t t = a % b;
@@ -206,7 +206,7 @@ static bool collision(const Prog *p, const IopDomain *dom, const IopDigit *d, in
     const IopDigit *b = ord[j];
     for (int i = 0; i < j; i++) {
         const IopDigit *a = ord[i];
-        uint64_t g = gcd(a->weight, b->weight), va = b->weight / g, vb = a->weight / g;
+        uint64_t g = iop_gcd(a->weight, b->weight), va = b->weight / g, vb = a->weight / g;
         uint64_t ca = u64_sat_mul(va, a->stride), cb = u64_sat_mul(vb, b->stride);
         if (va >= a->count || vb >= b->count || ca >= p->axes[dom->axis[a->dim]].size ||
             cb >= p->axes[dom->axis[b->dim]].size)

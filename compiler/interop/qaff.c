@@ -453,8 +453,10 @@ static const char *result_text(Prog *p, const QSyntax *syn, const IopLeaf *v, in
     return b.s;
 }
 
-int iop_qaff_results(Prog *p, const Map *m, const QSyntax *syn, const int *axes, int rank, const char **out,
-                     int cap, const char **why)
+/* The results of m (over the axes, rank of them) as text in the syntax, one per dense group of digits, major
+ * first: their number, the texts into out[cap]; -1 with *why. */
+static int results(Prog *p, const Map *m, const QSyntax *syn, const int *axes, int rank, const char **out, int cap,
+                   const char **why)
 {
     IopLeaf *all = arena_alloc(&p->arena, IOP_MAX_DIGITS * sizeof *all), *v = all;
     bool gaps;
@@ -521,6 +523,31 @@ int iop_qaff_results(Prog *p, const Map *m, const QSyntax *syn, const int *axes,
     for (int g = ng - 1, r = 0; g >= 0; g--, r++)
         out[r] = result_text(p, syn, v, start[g], g == 0 ? n : start[g - 1], unit[g]);
     return ng;
+}
+
+const char *iop_qaff_export(Prog *p, const Map *m, IopFormat f, const char *head, const char *mid, const char *tail,
+                            const char **why)
+{
+    const QSyntax *syn = f == IOP_AFFINE ? &iop_affine_syntax : &iop_tvm_syntax;
+    int axes[IOP_MAX_DIGITS];
+    int rank = iop_layout_axes(p, m, syn->layout, axes, why);
+    if (rank < 0)
+        return NULL;
+    const char *res[IOP_MAX_DIGITS];
+    int n = results(p, m, syn, axes, rank, res, IOP_MAX_DIGITS, why);
+    if (n < 0)
+        return NULL;
+    IopBuf b;
+    iop_buf_init(&b, &p->arena);
+    iop_buf_printf(&b, "%s", head);
+    for (int i = 0; i < rank; i++)
+        iop_buf_printf(&b, "%s%s", i ? ", " : "", p->axes[axes[i]].name);
+    iop_buf_printf(&b, "%s", mid);
+    for (int k = 0; k < n; k++)
+        iop_buf_printf(&b, "%s%s", k ? ", " : "", res[k]);
+    iop_buf_printf(&b, "%s%s", n ? "" : "0", tail);
+    *why = iop_verify(p, m, f, b.s, axes, rank);
+    return *why ? NULL : b.s;
 }
 
 const QSyntax iop_affine_syntax = {"floordiv", "mod", "ceildiv", "the affine map", "dimension"};

@@ -11,10 +11,12 @@ void iop_scan_init(IopScan *s, Prog *p, Diags *diags, IopText t)
     *s = (IopScan){.p = p, .diags = diags, .t = t, .cur = t.s, .end = t.s + t.len};
 }
 
-Loc iop_loc(const IopScan *s, const char *at)
+Loc iop_loc(const IopScan *s, const char *at) { return iop_text_loc(s->t, at); }
+
+Loc iop_text_loc(IopText t, const char *at)
 {
-    Loc l = s->t.loc;
-    for (const char *c = s->t.s; c < at && c < s->end; c++) {
+    Loc l = t.loc;
+    for (const char *c = t.s; c < at && c < t.s + t.len; c++) {
         if (*c == '\n') {
             l.line++;
             l.col = 1;

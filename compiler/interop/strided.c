@@ -6,11 +6,9 @@
 const char *iop_strided_export(Prog *p, const Map *m, const char **why)
 {
     int axes[IOP_MAX_DIGITS];
-    int rank = iop_used_axes(p, m, axes);
-    if (rank == 0 || rank > IOP_MAX_DIGITS / 2) {
-        *why = rank ? "it holds too many axes" : "its cells hold no axis: a strided layout's dimensions are axes";
+    int rank = iop_layout_axes(p, m, "a strided layout", axes, why);
+    if (rank < 0)
         return NULL;
-    }
     IopLeaf v[IOP_MAX_DIGITS];
     bool gaps;
     int n = iop_leaves(p, m, v, IOP_MAX_DIGITS, &gaps, why);
