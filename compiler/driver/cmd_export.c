@@ -6,12 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* How each format names its layouts in "no ...: REASON". */
-static const char *const what[IOP_FORMATS] = {
-    [IOP_CUTE] = "CuTe layout",         [IOP_CUTE_TILER] = "CuTe tiler",    [IOP_TRITON] = "Triton linear layout",
-    [IOP_AFFINE] = "MLIR affine map",   [IOP_STRIDED] = "MLIR strided layout", [IOP_INDEX_MAP] = "TVM index map",
-};
-
 /* The value of an option given as "--opt V" (at argv[*i], advancing *i) or "--opt=V"; NULL if argv[*i] is not
  * that option. *missing is set when the value is absent. */
 static const char *option(int argc, char **argv, int *i, const char *opt, bool *missing)
@@ -80,7 +74,7 @@ int cmd_export(int argc, char **argv)
     if (text)
         printf("%s\n", text);
     else
-        printf("no %s: %s\n", what[f], why);
+        printf("no %s: %s\n", iop_format_noun(f), why);
     prog_free(p);
     return text ? DRV_EXIT_OK : DRV_EXIT_INPUT;
 }

@@ -5,14 +5,18 @@
 #include <string.h>
 
 static const struct {
-    const char *name, *literal;
+    const char *name, *literal, *noun;
 } formats[IOP_FORMATS] = {
-    [IOP_CUTE] = {"cute", "cute"},          [IOP_CUTE_TILER] = {"cute-tiler", "cute_tiler"},
-    [IOP_TRITON] = {"triton", "triton"},    [IOP_AFFINE] = {"affine", "affine"},
-    [IOP_STRIDED] = {"strided", "strided"}, [IOP_INDEX_MAP] = {"index-map", "index_map"},
+    [IOP_CUTE] = {"cute", "cute", "CuTe layout"},
+    [IOP_CUTE_TILER] = {"cute-tiler", "cute_tiler", "CuTe tiler"},
+    [IOP_TRITON] = {"triton", "triton", "Triton linear layout"},
+    [IOP_AFFINE] = {"affine", "affine", "MLIR affine map"},
+    [IOP_STRIDED] = {"strided", "strided", "MLIR strided layout"},
+    [IOP_INDEX_MAP] = {"index-map", "index_map", "TVM index map"},
 };
 
 const char *iop_format_name(IopFormat f) { return formats[f].name; }
+const char *iop_format_noun(IopFormat f) { return formats[f].noun; }
 const char *iop_literal_name(IopFormat f) { return formats[f].literal; }
 
 bool iop_format_parse(const char *s, IopFormat *f)

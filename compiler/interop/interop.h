@@ -20,6 +20,8 @@ typedef enum {
  * reverse (false for an unknown spelling). */
 const char *iop_format_name(IopFormat f);
 bool iop_format_parse(const char *s, IopFormat *f);
+/* What the format's layouts are called, for "no NOUN: REASON" ("CuTe layout", "Triton linear layout", ...). */
+const char *iop_format_noun(IopFormat f);
 /* The literal's keyword before '!' ("cute", "cute_tiler", "triton", "affine", "index_map"; "strided" for
  * IOP_STRIDED, whose literal is desc.h's strided![...]), and the reverse over len bytes. */
 const char *iop_literal_name(IopFormat f);
