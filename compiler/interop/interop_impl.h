@@ -87,7 +87,7 @@ typedef struct IopDomain {
 
 /* The buffer-view mapping of digits d[0..n): position sum_k value_k * weight_k holds the index whose
  * coordinates have those digits, every other position below `size` is pad(top) (size 0: the footprint, the
- * largest position + 1). Each axis's digits must split its coordinate exactly (strides 1, c0, c0*c1, ...; an axis
+ * largest position + 1; a smaller size cuts positions that only digit values past their axes reach). Each axis's digits must split its coordinate exactly (strides 1, c0, c0*c1, ...; an axis
  * whose digits reach past its size is read through a padded base, the positions past it padding), and each
  * digit by weight must start past the footprint of the lighter ones. An error (at the digit that breaks the
  * rule, through s) names two coordinates with one position when the layout is not injective, or the two

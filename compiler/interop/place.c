@@ -270,7 +270,7 @@ const Map *iop_place(IopScan *s, const IopDomain *dom, IopDigit *d, int n, uint6
     free(y);
     if (!ok)
         return NULL;
-    if (size && size < foot)
+    if (!size)
         size = foot;
     MapWhy why = "";
     Loc loc = s->t.loc;
@@ -291,8 +291,8 @@ const Map *iop_place(IopScan *s, const IopDomain *dom, IopDigit *d, int n, uint6
     }
     if (!acc && !bad)
         acc = map_make_bcast(&p->arena, 1, loc, why);
-    if (acc && acc->size > foot)
-        acc = map_make_op(&p->arena, MAP_RESIZE, PAD_TOP, acc, foot, loc, why);
+    if (acc && acc->size > size) /* past the size only holes: digits of padded bases beyond their axes */
+        acc = map_make_op(&p->arena, MAP_RESIZE, PAD_TOP, acc, size, loc, why);
     if (acc && size > acc->size)
         acc = map_make_op(&p->arena, MAP_PAD, PAD_TOP, acc, size, loc, why);
     if (!acc) {

@@ -440,25 +440,14 @@ static void atom_text(IopBuf *b, const Prog *p, const QSyntax *syn, const IopLea
         iop_buf_printf(b, " * %llu", U(coef));
 }
 
-/* Leaves lo..hi (major first) of one result whose unit weight is w. */
-static const char *result_text(Prog *p, const QSyntax *syn, const IopLeaf *v, int lo, int hi, uint64_t w)
+/* The digits of m written as results: norm(m)'s digits (major first) into v, none a broadcast, each axis split
+ * exactly, and a digit with more values than its axis gives (A # n, or a digit of a padded base that reaches
+ * past the axis) as the two digits (A floordiv s*t) and (A floordiv s) mod t whose counts make its own, with the
+ * largest such t (their extents pad it as the digit does). Their number, or -1 with *why. */
+static int result_digits(Prog *p, const Map *m, const QSyntax *syn, const int *axes, int rank, IopLeaf *v,
+                         const char **why)
 {
-    IopBuf b;
-    iop_buf_init(&b, &p->arena);
-    for (int k = lo; k < hi; k++) {
-        if (b.n)
-            iop_buf_printf(&b, " + ");
-        atom_text(&b, p, syn, &v[k], v[k].weight / w);
-    }
-    return b.s;
-}
-
-/* The results of m (over the axes, rank of them) as text in the syntax, one per dense group of digits, major
- * first: their number, the texts into out[cap]; -1 with *why. */
-static int results(Prog *p, const Map *m, const QSyntax *syn, const int *axes, int rank, const char **out, int cap,
-                   const char **why)
-{
-    IopLeaf *all = arena_alloc(&p->arena, IOP_MAX_DIGITS * sizeof *all), *v = all;
+    IopLeaf *all = v;
     bool gaps;
     int n = iop_leaves(p, m, all, IOP_MAX_DIGITS, &gaps, why), k = 0;
     if (n < 0)
@@ -476,11 +465,11 @@ static int results(Prog *p, const Map *m, const QSyntax *syn, const int *axes, i
     n = k;
     if ((*why = iop_whole(p, v, n, axes, rank, syn->layout)) != NULL)
         return -1;
-    /* an axis padded on its own to n positions (A # n) is the two digits A floordiv t, A mod t whose extents
-     * ceil(|A| / t) * t make n, with the largest such t */
     for (int j = n - 1; j >= 0; j--) {
-        uint64_t a = v[j].count, slot = v[j].slot, t = a - 1;
-        if (slot <= a || v[j].stride != 1 || n == IOP_MAX_DIGITS)
+        uint64_t size = p->axes[v[j].axis].size;
+        uint64_t a = v[j].stride >= size ? 1 : size / v[j].stride + (size % v[j].stride != 0);
+        uint64_t slot = v[j].slot ? v[j].slot : v[j].count, t = a - 1;
+        if (slot <= a || n == IOP_MAX_DIGITS)
             continue;
         while (t > 1 && !(slot % t == 0 && (a / t + (a % t != 0)) * t == slot))
             t--;
@@ -488,41 +477,75 @@ static int results(Prog *p, const Map *m, const QSyntax *syn, const int *axes, i
             continue;
         memmove(&v[j + 1], &v[j], (size_t)(n - j) * sizeof *v);
         n++;
-        v[j] = (IopLeaf){v[j].axis, t, slot / t, u64_sat_mul(v[j].weight, t), slot, 0};
-        v[j + 1] = (IopLeaf){v[j].axis, 1, t, v[j + 1].weight, slot, 0};
+        uint64_t s0 = v[j].stride, padded = u64_sat_mul(s0, slot);
+        v[j] = (IopLeaf){v[j].axis, u64_sat_mul(s0, t), slot / t, u64_sat_mul(v[j].weight, t), padded, 0};
+        v[j + 1] = (IopLeaf){v[j].axis, s0, t, v[j + 1].weight, padded, 0};
     }
-    /* groups, minor first: a digit at the weight where the group's extent ends starts a new result; any
-     * other digit joins the current one (a gap); a weight the result's unit does not divide merges every
-     * group into one result of unit 1 */
+    return n;
+}
+
+/* The text of the digits v[0..n) (major first) grouped into results at the cuts: bit j of cuts starts a new
+ * result at digit n-1-j (minor first; the most minor digit always starts one), the result's unit the previous
+ * one's unit times its extent, which must divide the digit's weight (its coefficient); every other digit joins
+ * the current result with coefficient weight / unit. NULL when the cuts do not fit the weights. */
+static const char *grouped(Prog *p, const QSyntax *syn, const int *axes, int rank, const IopLeaf *v, int n,
+                           unsigned long cuts, const char *head, const char *mid, const char *tail)
+{
     int start[IOP_MAX_DIGITS + 1], ng = 0;
     uint64_t unit[IOP_MAX_DIGITS + 1], ext = 0;
-    bool single = false;
-    for (int j = n - 1; j >= 0 && !single; j--) {
-        uint64_t span = u64_sat_mul(v[j].count - 1, v[j].weight);
-        if (ng == 0 || v[j].weight == u64_sat_mul(unit[ng - 1], ext)) {
-            unit[ng] = v[j].weight;
+    for (int j = n - 1; j >= 0; j--) {
+        uint64_t span = u64_sat_mul(v[j].count - 1, v[j].weight), end = ng ? u64_sat_mul(unit[ng - 1], ext) : 1;
+        bool cut = ng == 0 || (n - 1 - j < 64 && (cuts >> (n - 1 - j) & 1));
+        if (cut && (end == 0 || v[j].weight % end != 0))
+            return NULL;
+        if (!cut && v[j].weight % unit[ng - 1] != 0)
+            return NULL;
+        if (cut) {
+            unit[ng] = end;
             start[ng++] = j;
-            ext = v[j].count;
-        } else if (v[j].weight % unit[ng - 1] == 0) {
+            ext = u64_sat_add(span / end, 1);
+        } else {
             start[ng - 1] = j;
             ext = u64_sat_add(ext, span / unit[ng - 1]);
-        } else {
-            single = true;
         }
     }
-    if (single) {
-        ng = n ? 1 : 0;
-        unit[0] = 1;
-        start[0] = 0;
+    IopBuf b;
+    iop_buf_init(&b, &p->arena);
+    iop_buf_printf(&b, "%s", head);
+    for (int i = 0; i < rank; i++)
+        iop_buf_printf(&b, "%s%s", i ? ", " : "", p->axes[axes[i]].name);
+    iop_buf_printf(&b, "%s", mid);
+    /* results major first: group g spans digits start[g] .. (start[g-1] or n) */
+    for (int g = ng - 1; g >= 0; g--) {
+        iop_buf_printf(&b, "%s", g < ng - 1 ? ", " : "");
+        for (int k = start[g]; k < (g == 0 ? n : start[g - 1]); k++) {
+            if (k > start[g])
+                iop_buf_printf(&b, " + ");
+            atom_text(&b, p, syn, &v[k], v[k].weight / unit[g]);
+        }
     }
-    if (ng > cap) {
-        *why = "it has too many results";
-        return -1;
+    iop_buf_printf(&b, "%s%s", ng ? "" : "0", tail);
+    return b.s;
+}
+
+/* The cuts of the natural grouping: a result starts where the previous one's extent ends (dense, multiples
+ * false) or at any multiple of it (multiples). */
+static unsigned long natural_cuts(const IopLeaf *v, int n, bool multiples)
+{
+    unsigned long cuts = 0;
+    uint64_t unit = 1, ext = 0;
+    for (int j = n - 1; j >= 0; j--) {
+        uint64_t span = u64_sat_mul(v[j].count - 1, v[j].weight), end = u64_sat_mul(unit, ext);
+        if (j == n - 1 || v[j].weight == end || (multiples && end && v[j].weight % end == 0)) {
+            if (j < n - 1 && n - 1 - j < 64)
+                cuts |= 1ul << (n - 1 - j);
+            unit = j == n - 1 ? 1 : end;
+            ext = u64_sat_add(span / unit, 1);
+        } else if (v[j].weight % unit == 0) {
+            ext = u64_sat_add(ext, span / unit);
+        }
     }
-    /* results major first: group g spans leaves start[g] .. (start[g-1] or n) */
-    for (int g = ng - 1, r = 0; g >= 0; g--, r++)
-        out[r] = result_text(p, syn, v, start[g], g == 0 ? n : start[g - 1], unit[g]);
-    return ng;
+    return cuts;
 }
 
 const char *iop_qaff_export(Prog *p, const Map *m, IopFormat f, const char *head, const char *mid, const char *tail,
@@ -533,21 +556,43 @@ const char *iop_qaff_export(Prog *p, const Map *m, IopFormat f, const char *head
     int rank = iop_layout_axes(p, m, syn->layout, axes, why);
     if (rank < 0)
         return NULL;
-    const char *res[IOP_MAX_DIGITS];
-    int n = results(p, m, syn, axes, rank, res, IOP_MAX_DIGITS, why);
+    IopLeaf *v = arena_alloc(&p->arena, IOP_MAX_DIGITS * sizeof *v);
+    int n = result_digits(p, m, syn, axes, rank, v, why);
     if (n < 0)
         return NULL;
-    IopBuf b;
-    iop_buf_init(&b, &p->arena);
-    iop_buf_printf(&b, "%s", head);
-    for (int i = 0; i < rank; i++)
-        iop_buf_printf(&b, "%s%s", i ? ", " : "", p->axes[axes[i]].name);
-    iop_buf_printf(&b, "%s", mid);
-    for (int k = 0; k < n; k++)
-        iop_buf_printf(&b, "%s%s", k ? ", " : "", res[k]);
-    iop_buf_printf(&b, "%s%s", n ? "" : "0", tail);
-    *why = iop_verify(p, m, f, b.s, axes, rank);
-    return *why ? NULL : b.s;
+    /* candidates: the dense grouping, the one at multiples, one result, then every other way of cutting the
+     * digits into results (a few hundred at most); one whose reading has m's size is decided */
+    unsigned long tried[4] = {natural_cuts(v, n, false), natural_cuts(v, n, true), 0, 0};
+    unsigned long all = n > 1 && n <= 10 ? 1ul << n : 0;
+    const char *first = NULL;
+    int decided = 0;
+    for (unsigned long k = 0; k < 3 + all && decided < 8; k++) {
+        unsigned long cuts = k < 3 ? tried[k] : (k - 3) << 1; /* the most minor digit always starts a result */
+        if (k >= 3 && (cuts == tried[0] || cuts == tried[1] || cuts == 0 || cuts >= all))
+            continue;
+        const char *text = grouped(p, syn, axes, rank, v, n, cuts, head, mid, tail);
+        if (!text)
+            continue;
+        Source *src = arena_alloc(&p->arena, sizeof *src);
+        *src = (Source){.name = "<export>", .text = text, .len = strlen(text)};
+        Diags scratch;
+        diags_init(&scratch, &p->arena);
+        IopAxes ax = {axes, rank, {src, 1, 1}};
+        const Map *c = iop_import(p, f, (IopText){text, src->len, {src, 1, 1}}, &ax, &scratch);
+        if (!c || c->size != m->size) {
+            if (!first)
+                first = iop_verify(p, m, f, text, axes, rank);
+            continue;
+        }
+        decided++;
+        *why = iop_verify_map(p, m, c, text);
+        if (!*why)
+            return text;
+        if (!first)
+            first = *why;
+    }
+    *why = first ? first : "no grouping of its digits into results fits its digits' weights";
+    return NULL;
 }
 
 const QSyntax iop_affine_syntax = {"floordiv", "mod", "ceildiv", "the affine map", "dimension"};

@@ -172,11 +172,9 @@ static int option_bits(uint64_t v)
 const char *iop_triton_export(Prog *p, const Map *m, const IopOptions *o, const char **why)
 {
     int axes[IOP_MAX_DIGITS];
-    int rank = iop_used_axes(p, m, axes);
-    if (rank > IOP_MAX_DIGITS / 2) {
-        *why = "it holds too many axes";
+    int rank = iop_layout_axes(p, m, "a Triton layout", axes, why);
+    if (rank < 0)
         return NULL;
-    }
     if (!is_pow2(m->size)) {
         *why = arena_printf(&p->arena, "its size %llu is not a power of two: a Triton layout's hardware index has "
                             "power-of-two dimensions", U(m->size));
