@@ -282,6 +282,15 @@ static const char *buffer_candidate(Prog *p, const Map *m, const int *axes, int 
             stride[i][cnt[i]++] = 0;
         }
     }
+    uint64_t cosize = 1;
+    for (int i = 0; i < rank; i++)
+        for (int k = 0; k < cnt[i]; k++)
+            cosize = u64_sat_add(cosize, u64_sat_mul(shape[i][k] - 1, stride[i][k]));
+    if (m->size > cosize) {
+        *why = arena_printf(&p->arena, "its last %llu positions are padding after the last element (offset %llu): a "
+                            "CuTe layout's buffer ends at its last offset", U(m->size - cosize), U(cosize - 1));
+        return NULL;
+    }
     return layout_text(p, shape, stride, cnt, rank, false);
 }
 
