@@ -21,7 +21,7 @@
 
 static Rng rng;
 static const char *const axis_name[MAXAX + 1] = {"A", "B", "C", "D", "O"};
-static uint64_t exported[IOP_FORMATS], refused_right, accepted, verdicts_equal, verdicts_differ, missed;
+static uint64_t exported[IOP_FORMATS], refused_right, accepted, verdicts_equal, verdicts_differ, missed, qaff_read;
 
 /* A generated layout: its literal, the axes it is over, and its meaning: cell[p] for p < size, each
  * (kind, coordinates), computed from the format's documentation; `collide` when two indices share a
@@ -238,7 +238,9 @@ static bool layout_cute(Layout *L, Cute *c, bool tiler)
 {
     uint64_t total;
     gen_cute(c, tiler || rng_below(&rng, 4) == 0, &total);
-    return build_cute(L, c, tiler, rng_below(&rng, 3) == 0, rng_below(&rng, 2), rng_below(&rng, 4));
+    bool pycute = rng_below(&rng, 3) == 0, named = rng_below(&rng, 2); /* drawn in order: one stream per seed */
+    uint64_t extra = rng_below(&rng, 4);
+    return build_cute(L, c, tiler, pycute, named, extra);
 }
 
 /* A layout equal to c or close to it: a sub-mode of size a*b split into (a, b) with strides (d, a*d) (the same
@@ -647,6 +649,7 @@ static const Map *check_layout(Prog *p, const char *name, const Layout *L, IopFo
         return NULL;
     }
     accepted++;
+    qaff_read += own == IOP_AFFINE || own == IOP_INDEX_MAP;
     uint64_t bad = 0;
     if (!CHECK(same_cells(p, m, L, &bad), "%s has its documented meaning", L->lit))
         harness_detail("first difference at position %llu (size %llu vs %llu)", (unsigned long long)bad,
@@ -726,8 +729,8 @@ int main(int argc, char **argv)
         printf(" %llu", (unsigned long long)exported[f]);
     printf("; affine and index maps without a form found: %llu; verdicts: %llu equal, %llu different\n",
            (unsigned long long)missed, (unsigned long long)verdicts_equal, (unsigned long long)verdicts_differ);
-    /* the writer's misses stay rare: at most 2% of the affine and index maps read */
-    CHECK(missed * 50 <= accepted * 2 / 5 + 1, "%llu affine and index maps of %llu layouts without a form found",
-          (unsigned long long)missed, (unsigned long long)accepted);
+    /* the writer's misses stay rare: one, or at most 2% of the affine and index maps read */
+    CHECK(missed <= 1 || missed * 50 <= qaff_read, "%llu of %llu affine and index maps without a form found",
+          (unsigned long long)missed, (unsigned long long)qaff_read);
     return harness_report();
 }
