@@ -441,11 +441,12 @@ static void atom_text(IopBuf *b, const Prog *p, const QSyntax *syn, const IopLea
 }
 
 /* The digits of m written as results: norm(m)'s digits (major first) into v, none a broadcast, each axis split
- * exactly, and a digit with more values than its axis gives (A # n, or a digit of a padded base that reaches
- * past the axis) as the two digits (A floordiv s*t) and (A floordiv s) mod t whose counts make its own, with the
- * largest such t (their extents pad it as the digit does). Their number, or -1 with *why. */
-static int result_digits(Prog *p, const Map *m, const QSyntax *syn, const int *axes, int rank, IopLeaf *v,
-                         const char **why)
+ * exactly; with split, a digit with more values than its axis gives (A # n, or a digit of a padded base that
+ * reaches past the axis) as the two digits (A floordiv s*t) and (A floordiv s) mod t whose counts make its own,
+ * with the largest such t (their extents pad it as the digit does; without, A # n is A and a gap). Their number,
+ * or -1 with *why. */
+static int result_digits(Prog *p, const Map *m, const QSyntax *syn, const int *axes, int rank, bool split,
+                         IopLeaf *v, const char **why)
 {
     IopLeaf *all = v;
     bool gaps;
@@ -465,7 +466,7 @@ static int result_digits(Prog *p, const Map *m, const QSyntax *syn, const int *a
     n = k;
     if ((*why = iop_whole(p, v, n, axes, rank, syn->layout)) != NULL)
         return -1;
-    for (int j = n - 1; j >= 0; j--) {
+    for (int j = n - 1; j >= 0 && split; j--) {
         uint64_t size = p->axes[v[j].axis].size;
         uint64_t a = v[j].stride >= size ? 1 : size / v[j].stride + (size % v[j].stride != 0);
         uint64_t slot = v[j].slot ? v[j].slot : v[j].count, t = a - 1;
@@ -556,40 +557,43 @@ const char *iop_qaff_export(Prog *p, const Map *m, IopFormat f, const char *head
     int rank = iop_layout_axes(p, m, syn->layout, axes, why);
     if (rank < 0)
         return NULL;
-    IopLeaf *v = arena_alloc(&p->arena, IOP_MAX_DIGITS * sizeof *v);
-    int n = result_digits(p, m, syn, axes, rank, v, why);
-    if (n < 0)
-        return NULL;
-    /* candidates: the dense grouping, the one at multiples, one result, then every other way of cutting the
-     * digits into results (a few hundred at most); one whose reading has m's size is decided */
-    unsigned long tried[4] = {natural_cuts(v, n, false), natural_cuts(v, n, true), 0, 0};
-    unsigned long all = n > 1 && n <= 10 ? 1ul << n : 0;
+    /* candidates, for the digits as they are and then with padded ones split: the dense grouping, the one at
+     * multiples, one result, then every other way of cutting the digits into results (a few hundred at most);
+     * one whose reading has m's size is decided */
     const char *first = NULL;
     int decided = 0;
-    for (unsigned long k = 0; k < 3 + all && decided < 8; k++) {
-        unsigned long cuts = k < 3 ? tried[k] : (k - 3) << 1; /* the most minor digit always starts a result */
-        if (k >= 3 && (cuts == tried[0] || cuts == tried[1] || cuts == 0 || cuts >= all))
-            continue;
-        const char *text = grouped(p, syn, axes, rank, v, n, cuts, head, mid, tail);
-        if (!text)
-            continue;
-        Source *src = arena_alloc(&p->arena, sizeof *src);
-        *src = (Source){.name = "<export>", .text = text, .len = strlen(text)};
-        Diags scratch;
-        diags_init(&scratch, &p->arena);
-        IopAxes ax = {axes, rank, {src, 1, 1}};
-        const Map *c = iop_import(p, f, (IopText){text, src->len, {src, 1, 1}}, &ax, &scratch);
-        if (!c || c->size != m->size) {
+    for (int split = 0; split < 2; split++) {
+        IopLeaf *v = arena_alloc(&p->arena, IOP_MAX_DIGITS * sizeof *v);
+        int n = result_digits(p, m, syn, axes, rank, split, v, why);
+        if (n < 0)
+            return NULL;
+        unsigned long tried[4] = {natural_cuts(v, n, false), natural_cuts(v, n, true), 0, 0};
+        unsigned long all = n > 1 && n <= 10 ? 1ul << n : 0;
+        for (unsigned long k = 0; k < 3 + all && decided < 8; k++) {
+            unsigned long cuts = k < 3 ? tried[k] : (k - 3) << 1; /* the most minor digit always starts a result */
+            if (k >= 3 && (cuts == tried[0] || cuts == tried[1] || cuts == 0 || cuts >= all))
+                continue;
+            const char *text = grouped(p, syn, axes, rank, v, n, cuts, head, mid, tail);
+            if (!text)
+                continue;
+            Source *src = arena_alloc(&p->arena, sizeof *src);
+            *src = (Source){.name = "<export>", .text = text, .len = strlen(text)};
+            Diags scratch;
+            diags_init(&scratch, &p->arena);
+            IopAxes ax = {axes, rank, {src, 1, 1}};
+            const Map *c = iop_import(p, f, (IopText){text, src->len, {src, 1, 1}}, &ax, &scratch);
+            if (!c || c->size != m->size) {
+                if (!first)
+                    first = iop_verify(p, m, f, text, axes, rank);
+                continue;
+            }
+            decided++;
+            *why = iop_verify_map(p, m, c, text);
+            if (!*why)
+                return text;
             if (!first)
-                first = iop_verify(p, m, f, text, axes, rank);
-            continue;
+                first = *why;
         }
-        decided++;
-        *why = iop_verify_map(p, m, c, text);
-        if (!*why)
-            return text;
-        if (!first)
-            first = *why;
     }
     *why = first ? first : "no grouping of its digits into results fits its digits' weights";
     return NULL;

@@ -597,8 +597,10 @@ static void round_trips(Prog *p, const Map *m, const Layout *L, IopFormat own)
          * them, with trailing holes): it then refuses, with the candidate that did not verify, never writes a
          * wrong map; those are counted */
         bool qaff = f == IOP_AFFINE || f == IOP_INDEX_MAP;
-        if (f == (int)own && any && !text && qaff && contains(why, "the closest candidate"))
+        if (f == (int)own && any && !text && qaff && contains(why, "the closest candidate")) {
             missed++;
+            printf("no form found for %s: %s\n", L->lit, why);
+        }
         else if (f == (int)own && any && !CHECK(text != NULL, "%s exports to its own format", L->lit))
             harness_detail("%s", why);
         if (!text)
