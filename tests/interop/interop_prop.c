@@ -3,7 +3,9 @@
  * Triton's XOR of bases, affine floordiv/mod arithmetic laid out row-major, the TVM lambda) agrees with the
  * cells mapc reads the literal as, or mapc's refusal is right (two coordinates at one offset); every export
  * reads back equivalent (import . export is the identity up to equivalence, in every format that has a form);
- * and mapc's equivalence verdict between two imported layouts agrees with comparing their meanings.
+ * and mapc's equivalence verdict between two imported layouts (a layout and the same one written otherwise, or
+ * one moved a little: a CuTe mode split or a stride moved, Triton bases re-split or swapped, an affine map in
+ * TVM's syntax or a coefficient moved) agrees with comparing their meanings.
  * usage: interop_prop [SEED [COUNT]]   (defaults 20261202 and 1500 layouts; MAPC_INTEROP_COUNT=N sets the
  * default COUNT, MAPC_TEST_COUNT lowers it) */
 #include "algebra/algebra.h"
@@ -265,63 +267,92 @@ static void mutate_cute(Cute *c)
 
 /* ---- Triton ---- */
 
-static bool layout_triton(Layout *L)
-{
-    int logs[MAXAX], bits = 0;
-    L->naxes = 1 + (int)rng_below(&rng, 3);
-    for (int i = 0; i < L->naxes; i++) {
-        logs[i] = (int)rng_below(&rng, 4);
-        L->axis[i] = UINT64_C(1) << logs[i];
-        bits += logs[i];
-    }
-    int nbits = (int)rng_below(&rng, (uint64_t)(bits < 10 ? bits + 3 : 12));
-    bool used[MAXAX][8] = {{false}};
+/* A Triton layout: its bases, bit b minor first, and the split of the bits into register, lane and warp. */
+typedef struct Tri {
+    int naxes, logs[MAXAX], nbits, cut1, cut2;
+    bool attr;
     uint64_t base[16][MAXAX];
-    for (int b = 0; b < nbits; b++) {
-        memset(base[b], 0, sizeof base[b]);
+} Tri;
+
+/* Axes of 1 to 8 coordinates; each basis zero or a bit no other basis has. */
+static void gen_triton(Tri *t)
+{
+    int bits = 0;
+    t->naxes = 1 + (int)rng_below(&rng, 3);
+    for (int i = 0; i < t->naxes; i++) {
+        t->logs[i] = (int)rng_below(&rng, 4);
+        bits += t->logs[i];
+    }
+    t->nbits = (int)rng_below(&rng, (uint64_t)(bits < 10 ? bits + 3 : 12));
+    bool used[MAXAX][8] = {{false}};
+    for (int b = 0; b < t->nbits; b++) {
+        memset(t->base[b], 0, sizeof t->base[b]);
         if (rng_below(&rng, 4) == 0)
             continue; /* a zero basis: a broadcast */
         for (int tries = 0; tries < 16; tries++) {
-            int i = (int)rng_below(&rng, (uint64_t)L->naxes);
-            if (!logs[i])
+            int i = (int)rng_below(&rng, (uint64_t)t->naxes);
+            if (!t->logs[i])
                 continue;
-            int k = (int)rng_below(&rng, (uint64_t)logs[i]);
+            int k = (int)rng_below(&rng, (uint64_t)t->logs[i]);
             if (used[i][k])
                 continue;
             used[i][k] = true;
-            base[b][i] = UINT64_C(1) << k;
+            t->base[b][i] = UINT64_C(1) << k;
             break;
         }
     }
-    /* the in-dimensions: bits split into register, lane, warp in order */
-    int cut1 = nbits ? (int)rng_below(&rng, (uint64_t)nbits + 1) : 0;
-    int cut2 = cut1 + (nbits - cut1 ? (int)rng_below(&rng, (uint64_t)(nbits - cut1) + 1) : 0);
-    bool attr = rng_below(&rng, 2);
-    snprintf(L->lit, sizeof L->lit, "triton![%s", attr ? "#ttg.linear<{" : "");
+    t->cut1 = t->nbits ? (int)rng_below(&rng, (uint64_t)t->nbits + 1) : 0;
+    t->cut2 = t->cut1 + (t->nbits - t->cut1 ? (int)rng_below(&rng, (uint64_t)(t->nbits - t->cut1) + 1) : 0);
+    t->attr = rng_below(&rng, 2);
+}
+
+/* The literal and the meaning of t: position p holds the XOR of the bases of its bits. */
+static void build_triton(Layout *L, const Tri *t)
+{
+    memset(L, 0, offsetof(Layout, kind));
+    L->naxes = t->naxes;
+    for (int i = 0; i < t->naxes; i++)
+        L->axis[i] = UINT64_C(1) << t->logs[i];
+    snprintf(L->lit, sizeof L->lit, "triton![%s", t->attr ? "#ttg.linear<{" : "");
     const char *dims[3] = {"register", "lane", "warp"};
-    int lo[4] = {0, cut1, cut2, nbits};
+    int lo[4] = {0, t->cut1, t->cut2, t->nbits};
     for (int d = 0; d < 3; d++) {
         cat(L->lit, "%s%s = [", d ? ", " : "", dims[d]);
         for (int b = lo[d]; b < lo[d + 1]; b++) {
             cat(L->lit, "%s[", b > lo[d] ? ", " : "");
             for (int i = 0; i < L->naxes; i++)
-                cat(L->lit, "%s%llu", i ? ", " : "", (unsigned long long)base[b][i]);
+                cat(L->lit, "%s%llu", i ? ", " : "", (unsigned long long)t->base[b][i]);
             cat(L->lit, "]");
         }
         cat(L->lit, "]");
     }
-    cat(L->lit, "%s]", attr ? "}>" : "");
+    cat(L->lit, "%s]", t->attr ? "}>" : "");
     axis_list(L->lit, L);
-    L->size = UINT64_C(1) << nbits;
+    L->size = UINT64_C(1) << t->nbits;
     for (uint64_t p = 0; p < L->size; p++) {
         L->kind[p] = 0;
         memset(L->coord[p], 0, sizeof L->coord[p]);
-        for (int b = 0; b < nbits; b++)
+        for (int b = 0; b < t->nbits; b++)
             if (p >> b & 1)
                 for (int i = 0; i < L->naxes; i++)
-                    L->coord[p][i] ^= base[b][i];
+                    L->coord[p][i] ^= t->base[b][i];
     }
-    return true;
+}
+
+/* The same layout with its bits split otherwise among register, lane and warp, or two bases swapped (another
+ * layout unless they are equal). */
+static void mutate_triton(Tri *t)
+{
+    if (t->nbits >= 2 && rng_below(&rng, 2)) {
+        int a = (int)rng_below(&rng, (uint64_t)t->nbits), b = (int)rng_below(&rng, (uint64_t)t->nbits);
+        uint64_t x[MAXAX];
+        memcpy(x, t->base[a], sizeof x);
+        memcpy(t->base[a], t->base[b], sizeof x);
+        memcpy(t->base[b], x, sizeof x);
+    } else {
+        t->cut1 = t->nbits ? (int)rng_below(&rng, (uint64_t)t->nbits + 1) : 0;
+        t->cut2 = t->cut1;
+    }
 }
 
 /* ---- Affine maps and index maps ---- */
@@ -375,55 +406,74 @@ static bool chains(const uint64_t *w, const uint64_t *cnt, int n)
     return true;
 }
 
-static bool layout_qaff(Layout *L, bool tvm)
-{
-    L->naxes = 1 + (int)rng_below(&rng, 3);
+/* An affine map or index map: its digits d (in results start[r] .. start[r+1]), over axes of the given sizes. */
+typedef struct Qaff {
+    int naxes, nd, nres;
+    uint64_t axis[MAXAX];
     QDig d[3 * MAXAX];
-    int nd = 0;
-    for (int i = 0; i < L->naxes; i++) {
-        uint64_t n = L->axis[i] = 1 + rng_below(&rng, 10);
+    int start[3 * MAXAX + 1];
+    bool named;
+} Qaff;
+
+/* Axes of 1 to 10 coordinates split into one to three digits, shuffled into consecutive results whose
+ * coefficients chain from the minor digit up (gaps now and then), or, wild, are anything from 0 to 5. */
+static void gen_qaff(Qaff *q)
+{
+    q->naxes = 1 + (int)rng_below(&rng, 3);
+    q->nd = 0;
+    for (int i = 0; i < q->naxes; i++) {
+        q->axis[i] = 1 + rng_below(&rng, 10);
         uint64_t t = 2 + rng_below(&rng, 3);
         switch (rng_below(&rng, 3)) {
         case 0:
-            d[nd++] = (QDig){i, 1, 0, 1};
+            q->d[q->nd++] = (QDig){i, 1, 0, 1};
             break;
         case 1:
-            d[nd++] = (QDig){i, t, 0, 1};
-            d[nd++] = (QDig){i, 1, t, 1};
+            q->d[q->nd++] = (QDig){i, t, 0, 1};
+            q->d[q->nd++] = (QDig){i, 1, t, 1};
             break;
         default: {
             uint64_t t2 = 2 + rng_below(&rng, 2);
-            d[nd++] = (QDig){i, 1, t, 1};
-            d[nd++] = (QDig){i, t, t2, 1};
-            d[nd++] = (QDig){i, t * t2, 0, 1};
+            q->d[q->nd++] = (QDig){i, 1, t, 1};
+            q->d[q->nd++] = (QDig){i, t, t2, 1};
+            q->d[q->nd++] = (QDig){i, t * t2, 0, 1};
         }
         }
-        (void)n;
     }
-    for (int j = nd - 1; j > 0; j--) {
+    for (int j = q->nd - 1; j > 0; j--) {
         int r = (int)rng_below(&rng, (uint64_t)j + 1);
-        QDig x = d[j];
-        d[j] = d[r];
-        d[r] = x;
+        QDig x = q->d[j];
+        q->d[j] = q->d[r];
+        q->d[r] = x;
     }
-    /* results: consecutive groups; inside one, coefficients chain from its minor digit up (gaps now and then),
-     * or, wild, anything from 0 to 5 */
     bool wild = rng_below(&rng, 5) == 0;
-    int start[3 * MAXAX + 1], nres = 0;
-    for (int j = 0; j < nd; j++)
+    q->nres = 0;
+    for (int j = 0; j < q->nd; j++)
         if (j == 0 || rng_below(&rng, 2))
-            start[nres++] = j;
-    start[nres] = nd;
-    for (int r = 0; r < nres; r++) {
+            q->start[q->nres++] = j;
+    q->start[q->nres] = q->nd;
+    for (int r = 0; r < q->nres; r++) {
         uint64_t foot = 1;
-        for (int j = start[r + 1] - 1; j >= start[r]; j--) {
-            uint64_t cnt = qcount(&d[j], L->axis[d[j].dim]);
-            d[j].coef = wild ? rng_below(&rng, 6) : foot + (rng_below(&rng, 4) == 0 ? rng_below(&rng, 2) + 1 : 0);
+        for (int j = q->start[r + 1] - 1; j >= q->start[r]; j--) {
+            uint64_t cnt = qcount(&q->d[j], q->axis[q->d[j].dim]);
+            q->d[j].coef = wild ? rng_below(&rng, 6) : foot + (rng_below(&rng, 4) == 0 ? rng_below(&rng, 2) + 1 : 0);
             if (!wild)
-                foot += d[j].coef * (cnt - 1);
+                foot += q->d[j].coef * (cnt - 1);
         }
     }
-    /* the meaning: every index's results, extents (largest + 1), row-major positions */
+    q->named = rng_below(&rng, 2);
+}
+
+/* The literal (affine![...] or, tvm, index_map![...]) and the meaning of q: every index's results, extents
+ * (largest + 1), row-major positions; false when it is too large to enumerate. */
+static bool build_qaff(Layout *L, const Qaff *q, bool tvm)
+{
+    memset(L, 0, offsetof(Layout, kind));
+    L->naxes = q->naxes;
+    memcpy(L->axis, q->axis, sizeof q->axis);
+    const QDig *d = q->d;
+    const int *start = q->start;
+    int nres = q->nres, nd = q->nd;
     uint64_t total = 1, ext[3 * MAXAX];
     for (int i = 0; i < L->naxes; i++)
         total *= L->axis[i];
@@ -470,14 +520,12 @@ static bool layout_qaff(Layout *L, bool tvm)
     }
     L->interleaved = !L->collide && !chains(w, cnt, nd);
     /* the text, dimensions named after the axes or d0.. with an axis list */
-    bool named = rng_below(&rng, 2);
-    char dim[MAXAX][8];
-    if (named)
-        for (int i = 0; i < L->naxes; i++)
+    char dim[MAXAX][16];
+    for (int i = 0; i < L->naxes; i++)
+        if (q->named)
             snprintf(dim[i], sizeof dim[i], "%s", axis_name[i]);
-    else
-        for (int i = 0; i < L->naxes; i++)
-            snprintf(dim[i], sizeof dim[i], tvm ? "i%d" : "d%d", i);
+        else
+            snprintf(dim[i], sizeof dim[i], "%c%d", tvm ? 'i' : 'd', i);
     snprintf(L->lit, sizeof L->lit, tvm ? "index_map![lambda " : "affine![(");
     for (int i = 0; i < L->naxes; i++)
         cat(L->lit, "%s%s", i ? ", " : "", dim[i]);
@@ -487,19 +535,24 @@ static bool layout_qaff(Layout *L, bool tvm)
         for (int j = start[r]; j < start[r + 1]; j++) {
             if (j > start[r])
                 cat(L->lit, " + ");
-            QDig one = d[j];
-            one.coef = 1;
             if (d[j].coef != 1)
                 cat(L->lit, "%llu * (", (unsigned long long)d[j].coef);
-            qdig_text(L->lit, &one, dim[d[j].dim], tvm);
+            qdig_text(L->lit, &d[j], dim[d[j].dim], tvm);
             if (d[j].coef != 1)
                 cat(L->lit, ")");
         }
     }
     cat(L->lit, "%s)]", tvm && nres == 1 ? "," : "");
-    if (!named)
+    if (!q->named)
         axis_list(L->lit, L);
     return true;
+}
+
+/* One coefficient moved by one (usually another layout; perhaps one mapc refuses). */
+static void mutate_qaff(Qaff *q)
+{
+    int j = (int)rng_below(&rng, (uint64_t)q->nd);
+    q->d[j].coef += q->d[j].coef > 1 && rng_below(&rng, 2) ? (uint64_t)-1 : 1;
 }
 
 /* ---- The checks ---- */
@@ -697,29 +750,52 @@ int main(int argc, char **argv)
         IopFormat own = kind == 0 ? IOP_CUTE : kind == 1 ? IOP_CUTE_TILER : kind == 2 ? IOP_TRITON
                       : kind == 3 ? IOP_AFFINE : IOP_INDEX_MAP;
         Cute c;
+        Tri t;
+        Qaff q;
         memset(L, 0, offsetof(Layout, kind));
-        bool ok = kind <= 1 ? layout_cute(L, &c, kind == 1) : kind == 2 ? layout_triton(L)
-                                                                        : layout_qaff(L, kind == 4);
+        bool ok = true;
+        if (kind <= 1)
+            ok = layout_cute(L, &c, kind == 1);
+        else if (kind == 2)
+            gen_triton(&t), build_triton(L, &t);
+        else
+            gen_qaff(&q), ok = build_qaff(L, &q, kind == 4);
         if (!ok)
             continue;
         Prog *p = program(L);
         const Map *m = check_layout(p, "L", L, own, true);
-        /* a second CuTe layout over the same axes, equal or close, for the verdict */
-        if (m && kind <= 1) {
-            Cute c2 = c;
-            mutate_cute(&c2);
-            if (build_cute(L2, &c2, kind == 1, false, true, 0)) {
-                L2->axis[0] = L->axis[0];
-                bool fits = L2->naxes == L->naxes;
-                for (int k = 0; k < L->naxes && fits; k++)
-                    fits = L2->axis[k] == L->axis[k];
-                if (kind == 1)
-                    for (uint64_t q = 0; q < L2->size && fits; q++)
-                        fits = L2->coord[q][0] < L->axis[0];
-                const Map *m2 = fits ? check_layout(p, "L2", L2, own, false) : NULL;
-                if (m2)
-                    check_verdict(p, m, m2, L, L2);
+        /* a second layout over the same axes, equal or close, for the verdict: a CuTe layout with a mode split
+         * or a stride moved, a Triton layout split otherwise or with two bases swapped, an affine map in TVM's
+         * syntax (or the reverse) or with a coefficient moved */
+        if (m) {
+            bool built;
+            if (kind <= 1) {
+                Cute c2 = c;
+                mutate_cute(&c2);
+                built = build_cute(L2, &c2, kind == 1, false, true, 0);
+                if (built && kind == 1)
+                    L2->axis[0] = L->axis[0];
+            } else if (kind == 2) {
+                Tri t2 = t;
+                mutate_triton(&t2);
+                build_triton(L2, &t2);
+                built = true;
+            } else {
+                Qaff q2 = q;
+                bool other = rng_below(&rng, 2);
+                if (!other)
+                    mutate_qaff(&q2);
+                built = build_qaff(L2, &q2, other ? kind == 3 : kind == 4);
             }
+            bool fits = built && L2->naxes == L->naxes;
+            for (int k = 0; k < L->naxes && fits; k++)
+                fits = L2->axis[k] == L->axis[k];
+            if (kind == 1)
+                for (uint64_t r = 0; r < L2->size && fits; r++)
+                    fits = L2->coord[r][0] < L->axis[0];
+            const Map *m2 = fits ? check_layout(p, "L2", L2, own, false) : NULL;
+            if (m2)
+                check_verdict(p, m, m2, L, L2);
         }
         prog_free(p);
     }
