@@ -485,6 +485,40 @@ static int result_digits(Prog *p, const Map *m, const QSyntax *syn, const int *a
     return n;
 }
 
+/* The extent (largest value + 1) of the result made of digits v[lo..hi) over the unit weight `unit`, each with
+ * coefficient weight / unit, as the reading computes it (result_max): per axis the largest sum of its digits,
+ * by enumeration for up to 2^22 coordinates when several digits share the axis. */
+static uint64_t group_ext(const Prog *p, const IopLeaf *v, int lo, int hi, uint64_t unit)
+{
+    uint64_t max = 0;
+    for (int k = lo; k < hi; k++) {
+        bool first = true, several = false;
+        for (int j = lo; j < k; j++)
+            first &= v[j].axis != v[k].axis;
+        for (int j = k + 1; j < hi; j++)
+            several |= v[j].axis == v[k].axis;
+        if (!first)
+            continue;
+        uint64_t size = p->axes[v[k].axis].size, bound = 0;
+        if (several && size <= (UINT64_C(1) << 22)) {
+            for (uint64_t x = 0; x < size; x++) {
+                uint64_t sum = 0;
+                for (int j = k; j < hi; j++)
+                    if (v[j].axis == v[k].axis)
+                        sum = u64_sat_add(sum, u64_sat_mul(v[j].weight / unit, x / v[j].stride % v[j].count));
+                if (sum > bound)
+                    bound = sum;
+            }
+        } else {
+            for (int j = k; j < hi; j++)
+                if (v[j].axis == v[k].axis)
+                    bound = u64_sat_add(bound, u64_sat_mul(v[j].weight / unit, v[j].count - 1));
+        }
+        max = u64_sat_add(max, bound);
+    }
+    return u64_sat_add(max, 1);
+}
+
 /* The text of the digits v[0..n) (major first) grouped into results at the cuts: bit j of cuts starts a new
  * result at digit n-1-j (minor first; the most minor digit always starts one), the result's unit the previous
  * one's unit times its extent, which must divide the digit's weight (its coefficient); every other digit joins
@@ -492,23 +526,23 @@ static int result_digits(Prog *p, const Map *m, const QSyntax *syn, const int *a
 static const char *grouped(Prog *p, const QSyntax *syn, const int *axes, int rank, const IopLeaf *v, int n,
                            unsigned long cuts, const char *head, const char *mid, const char *tail)
 {
-    int start[IOP_MAX_DIGITS + 1], ng = 0;
+    int start[IOP_MAX_DIGITS + 1], ng = 0, hi = n;
     uint64_t unit[IOP_MAX_DIGITS + 1], ext = 0;
     for (int j = n - 1; j >= 0; j--) {
-        uint64_t span = u64_sat_mul(v[j].count - 1, v[j].weight), end = ng ? u64_sat_mul(unit[ng - 1], ext) : 1;
+        uint64_t end = ng ? u64_sat_mul(unit[ng - 1], ext) : 1;
         bool cut = ng == 0 || (n - 1 - j < 64 && (cuts >> (n - 1 - j) & 1));
         if (cut && (end == 0 || v[j].weight % end != 0))
             return NULL;
         if (!cut && v[j].weight % unit[ng - 1] != 0)
             return NULL;
         if (cut) {
+            hi = ng ? start[ng - 1] : n;
             unit[ng] = end;
             start[ng++] = j;
-            ext = u64_sat_add(span / end, 1);
         } else {
             start[ng - 1] = j;
-            ext = u64_sat_add(ext, span / unit[ng - 1]);
         }
+        ext = group_ext(p, v, j, hi, unit[ng - 1]);
     }
     IopBuf b;
     iop_buf_init(&b, &p->arena);
@@ -531,22 +565,75 @@ static const char *grouped(Prog *p, const QSyntax *syn, const int *axes, int ran
 
 /* The cuts of the natural grouping: a result starts where the previous one's extent ends (dense, multiples
  * false) or at any multiple of it (multiples). */
-static unsigned long natural_cuts(const IopLeaf *v, int n, bool multiples)
+static unsigned long natural_cuts(const Prog *p, const IopLeaf *v, int n, bool multiples)
 {
     unsigned long cuts = 0;
     uint64_t unit = 1, ext = 0;
+    int hi = n;
     for (int j = n - 1; j >= 0; j--) {
-        uint64_t span = u64_sat_mul(v[j].count - 1, v[j].weight), end = u64_sat_mul(unit, ext);
+        uint64_t end = u64_sat_mul(unit, ext);
         if (j == n - 1 || v[j].weight == end || (multiples && end && v[j].weight % end == 0)) {
             if (j < n - 1 && n - 1 - j < 64)
                 cuts |= 1ul << (n - 1 - j);
             unit = j == n - 1 ? 1 : end;
-            ext = u64_sat_add(span / unit, 1);
-        } else if (v[j].weight % unit == 0) {
-            ext = u64_sat_add(ext, span / unit);
+            hi = j + 1;
+        } else if (v[j].weight % unit != 0) {
+            continue;
         }
+        ext = group_ext(p, v, j, hi, unit);
     }
     return cuts;
+}
+
+/* The search for results: what the candidates share, and the budget left. */
+typedef struct Search {
+    Prog *p;
+    const Map *m;
+    IopFormat f;
+    const QSyntax *syn;
+    const int *axes;
+    int rank;
+    const char *head, *mid, *tail;
+    int reads, decisions;   /* candidates read back, and decided, so far */
+    const char *first;      /* why the first candidate failed */
+} Search;
+
+enum { MAX_READS = 3000, MAX_DECISIONS = 24 };
+
+/* Tries the groupings of digits v[0..n) into results: the dense one, the one at multiples, one result, then every
+ * other way of cutting them (for at most 10 digits). A candidate whose reading has m's size is decided; the text
+ * that is equivalent, else NULL. */
+static const char *search_cuts(Search *S, const IopLeaf *v, int n)
+{
+    unsigned long tried[3] = {natural_cuts(S->p, v, n, false), natural_cuts(S->p, v, n, true), 0};
+    unsigned long all = n > 1 && n <= 10 ? 1ul << n : 0;
+    for (unsigned long k = 0; k < 3 + all && S->decisions < MAX_DECISIONS && S->reads < MAX_READS; k++) {
+        unsigned long cuts = k < 3 ? tried[k] : (k - 3) << 1; /* the most minor digit always starts a result */
+        if (k >= 3 && (cuts == tried[0] || cuts == tried[1] || cuts == 0 || cuts >= all))
+            continue;
+        const char *text = grouped(S->p, S->syn, S->axes, S->rank, v, n, cuts, S->head, S->mid, S->tail);
+        if (!text)
+            continue;
+        S->reads++;
+        Source *src = arena_alloc(&S->p->arena, sizeof *src);
+        *src = (Source){.name = "<export>", .text = text, .len = strlen(text)};
+        Diags scratch;
+        diags_init(&scratch, &S->p->arena);
+        IopAxes ax = {S->axes, S->rank, {src, 1, 1}};
+        const Map *c = iop_import(S->p, S->f, (IopText){text, src->len, {src, 1, 1}}, &ax, &scratch);
+        if (!c || c->size != S->m->size) {
+            if (!S->first)
+                S->first = iop_verify(S->p, S->m, S->f, text, S->axes, S->rank);
+            continue;
+        }
+        S->decisions++;
+        const char *why = iop_verify_map(S->p, S->m, c, text);
+        if (!why)
+            return text;
+        if (!S->first)
+            S->first = why;
+    }
+    return NULL;
 }
 
 const char *iop_qaff_export(Prog *p, const Map *m, IopFormat f, const char *head, const char *mid, const char *tail,
@@ -557,45 +644,35 @@ const char *iop_qaff_export(Prog *p, const Map *m, IopFormat f, const char *head
     int rank = iop_layout_axes(p, m, syn->layout, axes, why);
     if (rank < 0)
         return NULL;
-    /* candidates, for the digits as they are and then with padded ones split: the dense grouping, the one at
-     * multiples, one result, then every other way of cutting the digits into results (a few hundred at most);
-     * one whose reading has m's size is decided */
-    const char *first = NULL;
-    int decided = 0;
+    Search S = {p, m, f, syn, axes, rank, head, mid, tail, 0, 0, NULL};
+    /* the digits as they are, then with padded ones split; then with one digit split in two as well (a digit
+     * the normal form merged from two results: (x floordiv s*t) above (x floordiv s) mod t) */
+    IopLeaf *v[2], *w = arena_alloc(&p->arena, (IOP_MAX_DIGITS + 1) * sizeof *w);
+    int n[2];
     for (int split = 0; split < 2; split++) {
-        IopLeaf *v = arena_alloc(&p->arena, IOP_MAX_DIGITS * sizeof *v);
-        int n = result_digits(p, m, syn, axes, rank, split, v, why);
-        if (n < 0)
+        v[split] = arena_alloc(&p->arena, IOP_MAX_DIGITS * sizeof *v[split]);
+        if ((n[split] = result_digits(p, m, syn, axes, rank, split, v[split], why)) < 0)
             return NULL;
-        unsigned long tried[4] = {natural_cuts(v, n, false), natural_cuts(v, n, true), 0, 0};
-        unsigned long all = n > 1 && n <= 10 ? 1ul << n : 0;
-        for (unsigned long k = 0; k < 3 + all && decided < 8; k++) {
-            unsigned long cuts = k < 3 ? tried[k] : (k - 3) << 1; /* the most minor digit always starts a result */
-            if (k >= 3 && (cuts == tried[0] || cuts == tried[1] || cuts == 0 || cuts >= all))
-                continue;
-            const char *text = grouped(p, syn, axes, rank, v, n, cuts, head, mid, tail);
-            if (!text)
-                continue;
-            Source *src = arena_alloc(&p->arena, sizeof *src);
-            *src = (Source){.name = "<export>", .text = text, .len = strlen(text)};
-            Diags scratch;
-            diags_init(&scratch, &p->arena);
-            IopAxes ax = {axes, rank, {src, 1, 1}};
-            const Map *c = iop_import(p, f, (IopText){text, src->len, {src, 1, 1}}, &ax, &scratch);
-            if (!c || c->size != m->size) {
-                if (!first)
-                    first = iop_verify(p, m, f, text, axes, rank);
-                continue;
-            }
-            decided++;
-            *why = iop_verify_map(p, m, c, text);
-            if (!*why)
-                return text;
-            if (!first)
-                first = *why;
-        }
+        const char *text = search_cuts(&S, v[split], n[split]);
+        if (text)
+            return text;
     }
-    *why = first ? first : "no grouping of its digits into results fits its digits' weights";
+    for (int split = 0; split < 2; split++)
+        for (int j = 0; j < n[split] && n[split] < IOP_MAX_DIGITS; j++)
+            for (uint64_t t = 2; t < v[split][j].count && S.decisions < MAX_DECISIONS && S.reads < MAX_READS; t++) {
+                const IopLeaf *g = &v[split][j];
+                if (g->count % t)
+                    continue;
+                memcpy(w, v[split], (size_t)j * sizeof *w);
+                w[j] = (IopLeaf){g->axis, u64_sat_mul(g->stride, t), g->count / t, u64_sat_mul(g->weight, t),
+                                 g->padded, 0};
+                w[j + 1] = (IopLeaf){g->axis, g->stride, t, g->weight, g->padded, 0};
+                memcpy(&w[j + 2], &v[split][j + 1], (size_t)(n[split] - j - 1) * sizeof *w);
+                const char *text = search_cuts(&S, w, n[split] + 1);
+                if (text)
+                    return text;
+            }
+    *why = S.first ? S.first : "no grouping of its digits into results fits its digits' weights";
     return NULL;
 }
 
