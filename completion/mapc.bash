@@ -13,7 +13,7 @@ _mapc()
     COMPREPLY=()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="check eval table draw diff equiv norm lower describe emit run where help"
+    local commands="check eval table draw diff equiv norm lower describe export emit run where help"
 
     local colors="--color=auto --color=always --color=never"
     # the command: the first word that is not the global --color option
@@ -37,6 +37,7 @@ _mapc()
         emit) opts="-o --header --emit=obj --emit=asm --emit=llvm -O0 -O1 -O2 -O3 --cpu --prefix --isa --help" ;;
         run) opts="--m --n --k --threads --reps --seed --alpha --beta --check --isa --mpi --help" ;;
         equiv|norm|lower|describe|where) opts="--help" ;;
+        export) opts="--to --lanes --warps --blocks --help" ;;
     esac
     opts="$opts $colors"
     if [[ $cmd == help ]]; then   # mapc help COMMAND
@@ -56,6 +57,8 @@ _mapc()
         --view) COMPREPLY=($(compgen -W "index buffer" -- "$cur")); return ;;
         --axes) return ;;
         -e|--max-cells|--rows|--cols|--m|--n|--k|--threads|--reps|--seed|--alpha|--beta|--prefix) return ;;
+        --to) COMPREPLY=($(compgen -W "cute cute-tiler triton affine strided index-map" -- "$cur")); return ;;
+        --lanes|--warps|--blocks) return ;;
     esac
 
     if [[ $cur == -* ]]; then
@@ -68,6 +71,7 @@ _mapc()
     for (( i = cmdi + 1; i < COMP_CWORD; i++ )); do
         case ${COMP_WORDS[i]} in
             -o|--header|--isa|--check|--mpi|--cpu|--prefix|--max-cells|--rows|--cols|--color|--color-by|--view|--axes|--m|--n|--k|--threads|--reps|--seed|--alpha|--beta) (( i++ )) ;;
+            --to|--lanes|--warps|--blocks) (( i++ )) ;;
             -e) (( i++ )); args+=("-e") ;;
             -*) ;;
             *) args+=("${COMP_WORDS[i]}") ;;
@@ -88,6 +92,7 @@ _mapc()
         table|draw) (( ${#args[@]} == 1 )) &&
             COMPREPLY=($(compgen -W "$(_mapc_declared type "$file") $(_mapc_declared tensor "$file")" -- "$cur")) ;;
         eval|norm|lower|describe) (( ${#args[@]} == 1 )) && COMPREPLY=($(compgen -W "$(_mapc_declared type "$file")" -- "$cur")) ;;
+        export) (( ${#args[@]} == 1 )) && COMPREPLY=($(compgen -W "$(_mapc_declared type "$file")" -- "$cur")) ;;
         equiv|diff) (( ${#args[@]} <= 2 )) && COMPREPLY=($(compgen -W "$(_mapc_declared type "$file")" -- "$cur")) ;;
     esac
 }

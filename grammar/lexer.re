@@ -40,6 +40,47 @@ static bool parse_u64(const char *s, const char *e, uint64_t *out)
     return true;
 }
 
+/* After the keyword of a layout of another system (cute!, triton!, ...): its body [...] up to the matching ']'
+ * and an axis list [A, B] right after it (a '[' whose first word is a name; "L[5]" stays a position), all in
+ * the one token, whose num is 1 when the body is not closed (diagnosed here). */
+static void lex_foreign(Lexer *lx, Token *t)
+{
+    const char *c = lx->cur;
+    while (c < lx->lim && (*c == ' ' || *c == '\t' || *c == '\r' || *c == '\n'))
+        c++;
+    if (c == lx->lim || *c != '[') {
+        diag_error(lx->diags, t->loc, "expected '[' after %.*s", (int)(lx->cur - lx->tok), lx->tok);
+        t->num = 1;
+        return;
+    }
+    int depth = 0;
+    for (; c < lx->lim; c++)
+        if (*c == '[')
+            depth++;
+        else if (*c == ']' && --depth == 0)
+            break;
+    if (c == lx->lim) {
+        diag_error(lx->diags, t->loc, "%.*s[ is not closed by a matching ']'", (int)(lx->cur - lx->tok), lx->tok);
+        t->num = 1;
+        lx->cur = lx->lim;
+        count_lines(lx, lx->tok, lx->cur);
+        return;
+    }
+    lx->cur = ++c;
+    while (c < lx->lim && (*c == ' ' || *c == '\t' || *c == '\r' || *c == '\n'))
+        c++;
+    if (c < lx->lim && *c == '[') {
+        const char *w = c + 1;
+        while (w < lx->lim && (*w == ' ' || *w == '\t'))
+            w++;
+        const char *close = memchr(w, ']', (size_t)(lx->lim - w));
+        if (w < lx->lim && ((*w >= 'A' && *w <= 'Z') || (*w >= 'a' && *w <= 'z') || *w == '_') && close &&
+            !memchr(w, ';', (size_t)(close - w)))
+            lx->cur = close + 1;
+    }
+    count_lines(lx, lx->tok, lx->cur);
+}
+
 bool lex_next(Lexer *lx, Token *t)
 {
     const char *YYMARKER;
@@ -85,6 +126,7 @@ bool lex_next(Lexer *lx, Token *t)
             "tiled!" { TOK(TK_KW_TILED); }
             "strided!" { TOK(TK_KW_STRIDED); }
             "as"    { TOK(TK_KW_AS); }
+            "cute!" | "cute_tiler!" | "triton!" | "affine!" | "index_map!" { lex_foreign(lx, t); TOK(TK_FOREIGN); }
             ident   { TOK(TK_IDENT); }
 
             [0-9]+ {

@@ -29,6 +29,9 @@
 %token KW_TENSOR LT GT.
 /* Layout descriptors (docs/language.md §7): tiled![...], strided![...], hexadecimal layout tags. */
 %token KW_TILED KW_STRIDED HEX.
+/* Layouts of other systems (docs/interop.md): cute![...], cute_tiler![...], triton![...], affine![...] and
+ * index_map![...] with their axis list, one token each (the lexer takes the body whole). */
+%token FOREIGN.
 /* GEMM kernels (docs/language.md §6). */
 %token KW_KERNEL.
 /* A lone index literal (prog_parse_index). */
@@ -144,6 +147,7 @@ mapping(R) ::= KW_M LBRACK mlist(L) RBRACK. { R = L; }
 %type ditems {DescItem *}
 mapping(R) ::= KW_TILED(K) LBRACK dfields(F) RBRACK. { R = sema_tiled(ps, K.loc, F); }
 mapping(R) ::= KW_STRIDED(K) LBRACK dfields(F) RBRACK. { R = sema_strided(ps, K.loc, F); }
+mapping(R) ::= FOREIGN(F). { R = sema_foreign(ps, F); }
 dfields(R) ::= dfieldl(F). { R = F; }
 dfields(R) ::= dfieldl(F) COMMA. { R = F; }
 dfieldl(R) ::= IDENT(K) COLON dvalue(V). { R = desc_syn_field(ps, NULL, K, V); }

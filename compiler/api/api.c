@@ -181,7 +181,9 @@ mapc_status api_resolve(mapc_program *p, const char *name, const Map **m)
         return MAPC_ERR_ARGUMENT;
     if (p->compile_errors && !p->prog->ntypes)
         return MAPC_ERR_INPUT;
-    if (strncmp(name, "m!", 2) == 0) {
+    /* written inline: m![...], cute![...], tiled![...], ... (a word and '!'; type names have none) */
+    size_t word = strspn(name, "abcdefghijklmnopqrstuvwxyz_");
+    if (word > 0 && name[word] == '!') {
         *m = prog_parse_map(p->prog, "<inline>", name);
         return *m ? MAPC_OK : MAPC_ERR_INPUT;
     }

@@ -132,6 +132,22 @@ mapc_status mapc_map_text(mapc_program *p, const char *name, char **out);
 mapc_status mapc_eval_many(mapc_program *p, const char *name, const uint64_t *pos, size_t n, int *kinds,
                            int64_t *coords);
 
+/* ---- layouts of other systems (docs/interop.md) ---- */
+
+/* How format "triton" splits the positions: the top bits are the blocks, then the warps, then the lanes (powers of
+ * two; 0 or 1: none), the rest the registers. */
+typedef struct mapc_export_options {
+    uint64_t lanes, warps, blocks;
+} mapc_export_options;
+
+/* The mapping name (a type, or an inline "m![...]", "cute![...]", "triton![...]", ..., which mutates) in the
+ * syntax of another system, one line as `mapc export` prints it: format is "cute", "cute-tiler", "triton",
+ * "affine", "strided" or "index-map"; opts may be NULL. *out is malloc'ed (free() it); NULL unless MAPC_OK.
+ * MAPC_ERR_ARGUMENT for an unknown format or options; MAPC_ERR_INPUT when the mapping has no such form, with
+ * the diagnostic "no NOUN: REASON". The literals (cute![...] and the others) read such text back. */
+mapc_status mapc_export(mapc_program *p, const char *name, const char *format, const mapc_export_options *opts,
+                        char **out);
+
 /* A unit and element position of a tensor: chip, cluster and slice (DmTensor), chip (HbmTensor; cluster and
  * slice 0), or none (HostTensor: all three 0); element is the position within the unit. */
 typedef struct mapc_place {

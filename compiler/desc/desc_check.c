@@ -24,12 +24,13 @@ static void err(Ctx *c, Loc at, const char *fmt, ...)
 
 /* Field identities; the seed's own names are accepted as aliases so a hurray descriptor can be
  * transcribed literally. */
-enum { F_SHAPE, F_TILE, F_OUTER, F_INNER, F_OSTR, F_ISTR, F_ITILED, F_STRIDES, F_N };
+enum { F_SHAPE, F_TILE, F_OUTER, F_INNER, F_OSTR, F_ISTR, F_ITILED, F_STRIDES, F_OFFSET, F_N };
 static const struct {
     const char *name, *alias;
 } field_names[F_N] = {
     {"shape", NULL},          {"tile", "tile_shape"},  {"outer", "outer_layout"}, {"inner", "inner_layout"},
     {"outer_strides", NULL},  {"inner_strides", NULL}, {"inner_tiled", NULL},     {"strides", NULL},
+    {"offset", NULL},
 };
 
 static const char *order_name(DescOrder o)
@@ -387,7 +388,17 @@ const Desc *desc_from_fields(Prog *p, DescKind kind, Loc at, const DescField *fi
         return d->tiled && !c.errors ? d : NULL;
     }
     const DescField *f[F_N];
-    collect(&c, fields, (1u << F_SHAPE) | (1u << F_STRIDES), "strided![...]", f);
+    collect(&c, fields, (1u << F_SHAPE) | (1u << F_STRIDES) | (1u << F_OFFSET), "strided![...]", f);
+    /* MLIR's strided<[...], offset: N>: element (i, j) at N + i*RS + j*CS. Only 0 has a mapping: a mapping's
+     * position 0 always holds an element. */
+    if (f[F_OFFSET] && (f[F_OFFSET]->val->kind != DESC_V_NUM || f[F_OFFSET]->val->num != 0)) {
+        if (f[F_OFFSET]->val->kind != DESC_V_NUM)
+            err(&c, f[F_OFFSET]->val->loc, "the offset is a number (in elements)");
+        else
+            err(&c, f[F_OFFSET]->val->loc, "offset %llu leaves positions 0..%llu before the first element, and a "
+                "mapping's position 0 always holds one; describe the buffer from its offset on (offset: 0)",
+                U(f[F_OFFSET]->val->num), U(f[F_OFFSET]->val->num - 1));
+    }
     bool ok = true;
     if (!f[F_SHAPE]) {
         err(&c, at, "strided![...] needs 'shape' (the tensor's axes)");

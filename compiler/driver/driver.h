@@ -83,6 +83,7 @@ int cmd_equiv(int argc, char **argv);
 int cmd_norm(int argc, char **argv);
 int cmd_lower(int argc, char **argv);
 int cmd_describe(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_emit(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_where(int argc, char **argv);

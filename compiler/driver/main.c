@@ -23,6 +23,7 @@ static const char usage_text[] =
     "  norm  FILE NAME               print the normal form of a mapping as m![...]\n"
     "  lower FILE NAME               print a layout descriptor (or any mapping) as m![...]\n"
     "  describe FILE NAME            print a mapping as a tiled![...] or strided![...] descriptor\n"
+    "  export FILE NAME --to FORMAT  print a mapping as a CuTe, Triton, MLIR affine or strided, or TVM layout\n"
     "  emit  FILE -o OUT [options]   compile types, copies and kernels to an object, assembly or IR\n"
     "  run   FILE KERNEL [options]   JIT-compile a GEMM kernel, run it on seeded data, verify, time\n"
     "  where FILE TENSOR INDEX       every unit and element position holding INDEX (an i![...] literal)\n"
@@ -127,6 +128,19 @@ static const struct {
               "(omitted axes are 0), one line each in layout order: \"chip C, cluster L, slice S, element P\"\n"
               "(DmTensor), \"chip C, element P\" (HbmTensor) or \"element P\" (HostTensor); replicas are all\n"
               "listed. Prints \"nowhere\" and exits 1 when no unit holds it. Decided symbolically, for any size.\n"},
+    {"export", "usage: mapc export FILE NAME --to cute|cute-tiler|triton|affine|strided|index-map\n"
+               "                   [--lanes N] [--warps N] [--blocks N]\n"
+               "Prints the mapping NAME in another system's syntax, one line, verified by reading it back:\n"
+               "  cute        a CuTe layout (4,(2,3)):(2,(1,8)) whose inverse is NAME (positions are offsets)\n"
+               "  cute-tiler  a CuTe layout whose offsets are NAME's cells (positions are coordinates)\n"
+               "  triton      a Triton #ttg.linear<{register = ..., lane = ..., warp = ..., block = ...}>; the\n"
+               "              top bits of the position are --blocks, --warps and --lanes (powers of two)\n"
+               "  affine      an MLIR affine_map<(M, N) -> (...)> memref layout over NAME's axes\n"
+               "  strided     an MLIR strided<[...]> memref layout\n"
+               "  index-map   a TVM IndexMap lambda M, N: [...]\n"
+               "Dimensions are NAME's axes in declaration order. When NAME has no such form, prints\n"
+               "\"no FORMAT-NOUN: REASON\" and exits 1. The literals cute![...], cute_tiler![...],\n"
+               "triton![...], affine![...], index_map![...] and strided![...] read them back.\n"},
     {"describe", "usage: mapc describe FILE NAME\n"
                  "Prints the mapping NAME as a layout descriptor, strided![...] (with a '// row-major' or\n"
                  "'// column-major' comment when it is one) or tiled![...], verified equivalent to NAME;\n"
@@ -190,7 +204,7 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*run)(int, char **);
-    } commands[] = {{"check", cmd_check}, {"eval", cmd_eval}, {"table", cmd_table}, {"equiv", cmd_equiv}, {"norm", cmd_norm}, {"lower", cmd_lower}, {"describe", cmd_describe}, {"emit", cmd_emit}, {"run", cmd_run}, {"where", cmd_where}, {"draw", cmd_draw}, {"diff", cmd_diff}};
+    } commands[] = {{"check", cmd_check}, {"eval", cmd_eval}, {"table", cmd_table}, {"equiv", cmd_equiv}, {"norm", cmd_norm}, {"lower", cmd_lower}, {"describe", cmd_describe}, {"export", cmd_export}, {"emit", cmd_emit}, {"run", cmd_run}, {"where", cmd_where}, {"draw", cmd_draw}, {"diff", cmd_diff}};
     setvbuf(stdout, NULL, _IOLBF, 0); /* each result line as it is printed, also into a pipe (progress, mapc run) */
     if ((argc = take_color_options(argc, argv)) < 0)
         return DRV_EXIT_USAGE;

@@ -177,6 +177,10 @@ DescField *desc_syn_field(Parser *ps, DescField *list, Token key, DescVal *val);
 const Map *sema_tiled(Parser *ps, Loc at, const DescField *fields);
 const Map *sema_strided(Parser *ps, Loc at, const DescField *fields);
 
+/* A layout of another system (sema_interop.c): the whole FOREIGN token, KIND![BODY] and its axis list [A, B]
+ * when written; the equivalent mapping (NULL after diagnostics). */
+const Map *sema_foreign(Parser *ps, Token t);
+
 /* Lemon's generated entry points (parser.c). */
 void *mapc_parserAlloc(void *(*alloc)(size_t));
 void mapc_parserFree(void *p, void (*freeproc)(void *));

@@ -7,15 +7,16 @@ endif
 syn keyword mapStatement const type assert copy as tensor kernel
 syn keyword mapCell pad oob overflow
 syn keyword mapPadKind top zero bottom contained containedin=mapCellArgs
-" the macro-like forms: axes![...], m![...], i![...], tiled![...], strided![...]
-syn match mapMacro "\<\(axes\|m\|i\|tiled\|strided\)!"
+" the macro-like forms: axes![...], m![...], i![...], tiled![...], strided![...], and the layouts of other
+" systems cute![...], cute_tiler![...], triton![...], affine![...], index_map![...]
+syn match mapMacro "\<\(axes\|m\|i\|tiled\|strided\|cute\|cute_tiler\|triton\|affine\|index_map\)!"
 " memories, their dimensions and element types
 syn keyword mapMemory HostTensor HbmTensor DmTensor
 syn keyword mapElemType f32 f64 bf16 f16 i8 i32
 " kernel clauses and grid dimensions
 syn keyword mapClause tile pack order grid split chip cluster slice
 " descriptor fields and orders
-syn keyword mapField shape tile_shape outer inner outer_layout inner_layout outer_strides inner_strides inner_tiled strides
+syn keyword mapField shape tile_shape outer inner outer_layout inner_layout outer_strides inner_strides inner_tiled strides offset
 syn keyword mapOrder row_major col_major column_major
 syn region mapCellArgs matchgroup=mapCell start="\<pad(" end=")" contains=mapPadKind oneline transparent
 
