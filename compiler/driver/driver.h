@@ -83,6 +83,11 @@ int cmd_run(int argc, char **argv);
 int cmd_where(int argc, char **argv);
 int cmd_draw(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+/* cmd_movement.c: the NPU's sequencers and DMA commands (docs/movement.md). */
+int cmd_sequence(int argc, char **argv);
+int cmd_dma(int argc, char **argv);
+int cmd_tails(int argc, char **argv);
+int cmd_dma_cost(int argc, char **argv);
 /* "mapc table FILE TENSOR": the tensor's units as rows, each with its live count and what it holds; with more
  * than max_rows units (0: no limit) the first and last ones, and a line saying how many are hidden. */
 int drv_tensor_table(Prog *p, const TensorDecl *t, uint64_t max_rows);

@@ -26,6 +26,10 @@ static const char usage_text[] =
     "  emit  FILE -o OUT [options]   compile types, copies and kernels to an object, assembly or IR\n"
     "  run   FILE KERNEL [options]   JIT-compile a GEMM kernel, run it on seeded data, verify, time\n"
     "  where FILE TENSOR INDEX       every unit and element position holding INDEX (an i![...] literal)\n"
+    "  sequence FILE BUF --time T --packet P   the NPU sequencer config of BUF walked as [T, P]\n"
+    "  dma   FILE SRC DST            the NPU DMA command moving tensor SRC to DST: configs, tails, cycles\n"
+    "  tails FILE SRC DST            the DMA tails of two mappings: \"tails: SRC_PACKET DST_PACKET COMMON\"\n"
+    "  dma-cost PLAN                 the cycles of an explicit DMA command plan\n"
     "\n"
     "NAME is a type defined in the program, or an inline m![...].\n"
     "FILE '-' is standard input (named <stdin> in diagnostics).\n"
@@ -114,6 +118,18 @@ static const struct {
               "(omitted axes are 0), one line each in layout order: \"chip C, cluster L, slice S, element P\"\n"
               "(DmTensor), \"chip C, element P\" (HbmTensor) or \"element P\" (HostTensor); replicas are all\n"
               "listed. Prints \"nowhere\" and exits 1 when no unit holds it. Decided symbolically, for any size.\n"},
+    {"sequence", "usage: mapc sequence FILE BUF --time T --packet P [--mode read|write|carve] [--type ELEM]\n"
+                 "                     [--cycles on|off]\n"
+                 "Derives the NPU sequencer that walks the buffer BUF as the stream m![{T}, {P}] (BUF, T and P are\n"
+                 "types or inline m![...]; ELEM i4, i8 (default), f8, bf16, f16, f32, i32 or f64) and prints\n"
+                 "  config: [n:stride, ...]:P     merged per descriptor (time, packet), as the limits check it\n"
+                 "  raw: [n:stride, ...]:P        one entry per stream digit, in stream order\n"
+                 "  entries: N (time T, packet K)\n"
+                 "  access: A (run R, read S, reads K)   elements per access, contiguous run, read size, reads\n"
+                 "  bank run: B                   consecutive accesses sharing a DM bank (at most 63 with DMA)\n"
+                 "and with --cycles on \"fetch cycles: N\" (|T| times the reads per packet). An error prints\n"
+                 "\"error: CODE: MESSAGE\" (CODE unsupported, incompatible, input-bottom-padding, unmatched-segment,\n"
+                 "unconsumed, iteration-limit, too-many-entries, innermost-entry or packet-size) and exits 1.\n"},
     {"describe", "usage: mapc describe FILE NAME\n"
                  "Prints the mapping NAME as a layout descriptor, strided![...] (with a '// row-major' or\n"
                  "'// column-major' comment when it is one) or tiled![...], verified equivalent to NAME;\n"
@@ -169,7 +185,7 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*run)(int, char **);
-    } commands[] = {{"check", cmd_check}, {"eval", cmd_eval}, {"table", cmd_table}, {"equiv", cmd_equiv}, {"norm", cmd_norm}, {"lower", cmd_lower}, {"describe", cmd_describe}, {"emit", cmd_emit}, {"run", cmd_run}, {"where", cmd_where}, {"draw", cmd_draw}, {"diff", cmd_diff}};
+    } commands[] = {{"check", cmd_check}, {"eval", cmd_eval}, {"table", cmd_table}, {"equiv", cmd_equiv}, {"norm", cmd_norm}, {"lower", cmd_lower}, {"describe", cmd_describe}, {"emit", cmd_emit}, {"run", cmd_run}, {"where", cmd_where}, {"draw", cmd_draw}, {"diff", cmd_diff}, {"sequence", cmd_sequence}};
     if ((argc = take_color_options(argc, argv)) < 0)
         return DRV_EXIT_USAGE;
     if (argc < 2)
