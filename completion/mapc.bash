@@ -13,7 +13,7 @@ _mapc()
     COMPREPLY=()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="check eval table draw diff equiv norm lower describe emit run where"
+    local commands="check eval table draw diff equiv norm lower describe emit run where sequence dma tails dma-cost"
 
     local colors="--color=auto --color=always --color=never"
     # the command: the first word that is not the global --color option
@@ -36,7 +36,9 @@ _mapc()
         diff) opts="-o --rows --max-cells --help" ;;
         emit) opts="-o --header --emit=obj --emit=asm --emit=llvm -O0 -O1 -O2 -O3 --cpu --prefix --isa --help" ;;
         run) opts="--m --n --k --threads --reps --seed --alpha --beta --check --isa --mpi --help" ;;
-        equiv|norm|lower|describe|where) opts="--help" ;;
+        equiv|norm|lower|describe|where|tails|dma-cost) opts="--help" ;;
+        sequence) opts="--time --packet --mode --type --cycles --help" ;;
+        dma) opts="--time --packet --engines --help" ;;
     esac
     opts="$opts $colors"
 
@@ -45,6 +47,10 @@ _mapc()
         --isa) COMPREPLY=($(compgen -W "avx512 avx2 portable" -- "$cur")); return ;;
         --check) COMPREPLY=($(compgen -W "all auto" -- "$cur")); return ;;
         --mpi) COMPREPLY=($(compgen -W "on off auto" -- "$cur")); return ;;
+        --mode) COMPREPLY=($(compgen -W "read write carve" -- "$cur")); return ;;
+        --type) COMPREPLY=($(compgen -W "i4 i8 f8 bf16 f16 f32 i32 f64" -- "$cur")); return ;;
+        --cycles) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
+        --time|--packet|--engines) return ;;
         --cpu) COMPREPLY=($(compgen -W "native x86-64 x86-64-v2 x86-64-v3 x86-64-v4 skylake-avx512 znver4" -- "$cur")); return ;;
         -o|--header) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) [[ $cmd == draw ]] && COMPREPLY=($(compgen -W "padding unit" -- "$cur")); return ;;
@@ -60,7 +66,7 @@ _mapc()
     local -a args=()
     for (( i = cmdi + 1; i < COMP_CWORD; i++ )); do
         case ${COMP_WORDS[i]} in
-            -o|--header|--isa|--check|--mpi|--cpu|--prefix|--max-cells|--rows|--cols|--color|--m|--n|--k|--threads|--reps|--seed|--alpha|--beta) (( i++ )) ;;
+            -o|--header|--isa|--check|--mpi|--cpu|--prefix|--max-cells|--rows|--cols|--color|--m|--n|--k|--threads|--reps|--seed|--alpha|--beta|--time|--packet|--engines|--mode|--type|--cycles) (( i++ )) ;;
             -e) (( i++ )); args+=("-e") ;;
             -*) ;;
             *) args+=("${COMP_WORDS[i]}") ;;
@@ -78,6 +84,8 @@ _mapc()
     case $cmd in
         run) (( ${#args[@]} == 1 )) && COMPREPLY=($(compgen -W "$(_mapc_declared kernel "$file")" -- "$cur")) ;;
         where) (( ${#args[@]} == 1 )) && COMPREPLY=($(compgen -W "$(_mapc_declared tensor "$file")" -- "$cur")) ;;
+        dma) (( ${#args[@]} <= 2 )) && COMPREPLY=($(compgen -W "$(_mapc_declared tensor "$file")" -- "$cur")) ;;
+        sequence|tails) (( ${#args[@]} <= 2 )) && COMPREPLY=($(compgen -W "$(_mapc_declared type "$file")" -- "$cur")) ;;
         table|draw) (( ${#args[@]} == 1 )) &&
             COMPREPLY=($(compgen -W "$(_mapc_declared type "$file") $(_mapc_declared tensor "$file")" -- "$cur")) ;;
         eval|norm|lower|describe) (( ${#args[@]} == 1 )) && COMPREPLY=($(compgen -W "$(_mapc_declared type "$file")" -- "$cur")) ;;

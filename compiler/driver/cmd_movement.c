@@ -90,3 +90,101 @@ int cmd_sequence(int argc, char **argv)
     prog_free(p);
     return DRV_EXIT_OK;
 }
+
+/* The declared tensor NAME of p, or NULL after printing why. */
+static const TensorDecl *tensor_named(const Prog *p, const char *file, const char *name)
+{
+    const Name *n = prog_lookup(p, name);
+    if (n && n->kind == NAME_TENSOR && n->tensor)
+        return n->tensor;
+    drv_no_such(p, file, "tensor", name, NAME_TENSOR);
+    return NULL;
+}
+
+int cmd_dma(int argc, char **argv)
+{
+    static const char *const known[] = {"--time", "--packet", "--engines", NULL};
+    const char *v[3] = {NULL}, *pos[3];
+    int npos, st = parse("dma", argc, argv, known, v, pos, 3, &npos);
+    if (st != DRV_EXIT_OK)
+        return st;
+    if (npos != 3)
+        return drv_usage_error("dma needs FILE, SRC and DST (tensors)%s", "");
+    if (!v[0] != !v[1])
+        return drv_usage_error("dma takes --time and --packet together (neither: the destination's own stream)%s", "");
+    Prog *p = drv_load(pos[0], false);
+    if (!p)
+        return DRV_EXIT_INPUT;
+    const TensorDecl *src = tensor_named(p, pos[0], pos[1]);
+    const TensorDecl *dst = src ? tensor_named(p, pos[0], pos[2]) : NULL;
+    const Map *m[3] = {NULL};
+    bool ok = dst != NULL;
+    for (int i = 0; i < 3 && ok; i++)
+        ok = !v[i] || (m[i] = drv_resolve(p, v[i])) != NULL;
+    if (!ok) {
+        prog_free(p);
+        return DRV_EXIT_INPUT;
+    }
+    MvDma x;
+    MvDiag d;
+    if (mv_dma(p, src, dst, m[0], m[1], m[2], &x, &d) != MV_OK) {
+        prog_free(p);
+        return mv_error(&d);
+    }
+    char line[1024];
+    Text t = {line, sizeof line, 0};
+    mv_dma_text(&t, &x, false);
+    printf("read: %s\n", line);
+    t.n = 0;
+    mv_dma_text(&t, &x, true);
+    printf("write: %s\n", line);
+    printf("engines: %llu\n", U(x.engines));
+    printf("tails: %llu %llu %llu\n", U(x.tails[0]), U(x.tails[1]), U(x.tails[2]));
+    printf("align: %u ok\n", x.min_align);
+    printf("cycles: %llu\n", U(x.cycles));
+    prog_free(p);
+    return DRV_EXIT_OK;
+}
+
+int cmd_tails(int argc, char **argv)
+{
+    int st = drv_no_options("tails", argc, argv, 0);
+    if (st != DRV_EXIT_OK)
+        return st;
+    if (argc != 3)
+        return drv_usage_error("tails needs FILE, SRC and DST (mappings)%s", "");
+    Prog *p = drv_load(argv[0], false);
+    if (!p)
+        return DRV_EXIT_INPUT;
+    const Map *a = drv_resolve(p, argv[1]);
+    const Map *b = a ? drv_resolve(p, argv[2]) : NULL;
+    uint64_t out[3];
+    MvDiag d;
+    int status = DRV_EXIT_INPUT;
+    if (b && mv_tails(p, a, b, out, &d)) {
+        printf("tails: %llu %llu %llu\n", U(out[0]), U(out[1]), U(out[2]));
+        status = DRV_EXIT_OK;
+    } else if (b) {
+        status = mv_error(&d);
+    }
+    prog_free(p);
+    return status;
+}
+
+int cmd_dma_cost(int argc, char **argv)
+{
+    int st = drv_no_options("dma-cost", argc, argv, 0);
+    if (st != DRV_EXIT_OK)
+        return st;
+    if (argc != 1)
+        return drv_usage_error("dma-cost needs one PLAN, as '65536:256:hbm/32c>dm*8'%s", "");
+    MvCmd *cmds;
+    uint32_t *per, n;
+    MvDiag d;
+    if (!mv_plan_parse(argv[0], &cmds, &per, &n, &d))
+        return mv_error(&d);
+    printf("cycles: %llu\n", U(mv_cost(cmds, per, n)));
+    free(cmds);
+    free(per);
+    return DRV_EXIT_OK;
+}

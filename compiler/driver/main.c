@@ -130,6 +130,27 @@ static const struct {
                  "and with --cycles on \"fetch cycles: N\" (|T| times the reads per packet). An error prints\n"
                  "\"error: CODE: MESSAGE\" (CODE unsupported, incompatible, input-bottom-padding, unmatched-segment,\n"
                  "unconsumed, iteration-limit, too-many-entries, innermost-entry or packet-size) and exits 1.\n"},
+    {"dma", "usage: mapc dma FILE SRC DST [--time T --packet P] [--engines M]\n"
+            "Derives the NPU DMA command moving the tensor SRC (HBM or DM) into the tensor DST over the stream\n"
+            "m![{M}, {T}, {P}] (default: DST's layout without its unit padding, its innermost digit the packet; M: the\n"
+            "engines, an outer digit whose positions are per-engine bases, default one engine) and prints\n"
+            "  read: [n:stride, ...]:P       the read sequencer (strides in SRC's layout positions)\n"
+            "  write: [n:stride, ...]:P      the write sequencer, with the same loop counts\n"
+            "  engines: E\n"
+            "  tails: SRC_PACKET DST_PACKET COMMON   of the two element mappings\n"
+            "  align: A ok                   the alignment in bytes (8 with DM on either side, else 1)\n"
+            "  cycles: N                     the book's cost model: 500 per command, HBM and DM sides\n"
+            "An error prints \"error: CODE: MESSAGE\" (the sequence codes, or dma-type, dma-packet-contiguity,\n"
+            "dma-packet-size, dma-align) and exits 1.\n"},
+    {"tails", "usage: mapc tails FILE SRC DST\n"
+              "Prints \"tails: SRC_PACKET DST_PACKET COMMON\" for two mappings: COMMON the longest prefix of positions\n"
+              "holding equal cells, none pad(bottom) or pad(zero); each packet COMMON grown through its own pad(top).\n"},
+    {"dma-cost", "usage: mapc dma-cost PLAN\n"
+                 "Prints \"cycles: N\" for an explicit plan of DMA commands. PLAN: engines separated by ',', each\n"
+                 "commands joined by '+' and perhaps '*N' (N such engines); a command PACKETS:BYTES:SIDE>SIDE with\n"
+                 "SIDE hbm[/16|/32][c] (channels in use, default 32; c: row conflicts) or dm[/1|/2] (DMNs, default 2),\n"
+                 "as '65536:256:hbm/32c>dm*8'. A command costs 500 cycles plus its sides, added within a tier and\n"
+                 "overlapped across; an engine the sum of its commands; the plan its slowest engine.\n"},
     {"describe", "usage: mapc describe FILE NAME\n"
                  "Prints the mapping NAME as a layout descriptor, strided![...] (with a '// row-major' or\n"
                  "'// column-major' comment when it is one) or tiled![...], verified equivalent to NAME;\n"
@@ -185,7 +206,7 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*run)(int, char **);
-    } commands[] = {{"check", cmd_check}, {"eval", cmd_eval}, {"table", cmd_table}, {"equiv", cmd_equiv}, {"norm", cmd_norm}, {"lower", cmd_lower}, {"describe", cmd_describe}, {"emit", cmd_emit}, {"run", cmd_run}, {"where", cmd_where}, {"draw", cmd_draw}, {"diff", cmd_diff}, {"sequence", cmd_sequence}};
+    } commands[] = {{"check", cmd_check}, {"eval", cmd_eval}, {"table", cmd_table}, {"equiv", cmd_equiv}, {"norm", cmd_norm}, {"lower", cmd_lower}, {"describe", cmd_describe}, {"emit", cmd_emit}, {"run", cmd_run}, {"where", cmd_where}, {"draw", cmd_draw}, {"diff", cmd_diff}, {"sequence", cmd_sequence}, {"dma", cmd_dma}, {"tails", cmd_tails}, {"dma-cost", cmd_dma_cost}};
     if ((argc = take_color_options(argc, argv)) < 0)
         return DRV_EXIT_USAGE;
     if (argc < 2)

@@ -134,6 +134,8 @@ static MvCode derive(const Prog *p, MvList *buf, MvList *st, const Map *b, const
         c = mv_flatten(p, time, MV_PART_TIME, st, d);
     if (c == MV_OK)
         c = mv_flatten(p, packet, MV_PART_PACKET, st, d);
+    if (c == MV_OK)
+        c = mv_check_digits(p, packet, st, 0, d);
     if (c != MV_OK)
         return c;
     if (!u64_mul(time->size, packet->size, &out->time))

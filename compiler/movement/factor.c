@@ -229,7 +229,7 @@ static MvCode regroup(const Prog *p, const Map *e, MvList *l, MvDiag *d)
 
 /* The digits of each axis must not overlap ([s, s*m) disjoint) and their largest live coordinate must stay
  * within the axis (otherwise cells overflow, as in m![A, A]). */
-static MvCode check_digits(const Prog *p, const Map *e, const MvList *l, int from, MvDiag *d)
+MvCode mv_check_digits(const Prog *p, const Map *e, const MvList *l, int from, MvDiag *d)
 {
     for (int i = from; i < l->n; i++)
         for (int j = i + 1; j < l->n; j++) {
@@ -267,7 +267,7 @@ MvCode mv_flatten(const Prog *p, const Map *e, MvPart part, MvList *out, MvDiag 
     if (c == MV_OK)
         c = regroup(p, e, out, d);
     if (c == MV_OK)
-        c = check_digits(p, e, out, from, d);
+        c = mv_check_digits(p, e, out, from, d);
     return c;
 }
 

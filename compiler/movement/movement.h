@@ -176,6 +176,9 @@ typedef struct MvDma {
 MvCode mv_dma(const Prog *p, const TensorDecl *src, const TensorDecl *dst, const Map *time, const Map *packet,
               const Map *engines, MvDma *out, MvDiag *d);
 
+/* Appends the merged config of one side of a DMA command ("[8:2048, 8:256, 256:1]:256") to t. */
+void mv_dma_text(Text *t, const MvDma *x, bool write);
+
 /* The cycles of a plan: cmds of engine e are the next per_engine[e] commands, an engine takes the sum of its
  * commands, the plan the slowest engine, rounded half up (docs/movement.md; E in the HBM formula is nengines). */
 uint64_t mv_cost(const MvCmd *cmds, const uint32_t *per_engine, uint32_t nengines);

@@ -50,6 +50,11 @@ typedef struct MvList {
  * overlapping digits of one axis). */
 MvCode mv_flatten(const Prog *p, const Map *e, MvPart part, MvList *out, MvDiag *d);
 
+/* The rules a flattened list must keep (e names it in messages): the digits of an axis do not overlap or reach past
+ * it, the digits of one padded base cut inexactly are not apart, a composite base has one padding kind. Checked by
+ * mv_flatten on each mapping, and again on a stream made of several (time, packet). */
+MvCode mv_check_digits(const Prog *p, const Map *e, const MvList *l, int from, MvDiag *d);
+
 /* The product of the extents of l's factors [from, to). */
 uint64_t mv_volume(const MvList *l, int from, int to);
 
