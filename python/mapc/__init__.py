@@ -13,11 +13,12 @@ from ._lib import find_library, lib
 from .errors import (ArgumentError, BackendError, CompileError, MapcError, NotFoundError, UndecidedError)
 from .jit import Jit
 from .kernel import Kernel
+from .movement import Dma, MovementError, Sequence, dma_cost
 from .program import KINDS, Cell, Counterexample, Place, Program, compile, compile_file
 
 __version__ = lib.mapc_version().decode()
 has_draw = hasattr(lib, "mapc_draw")
 
-__all__ = ["ArgumentError", "BackendError", "Cell", "CompileError", "Counterexample", "Jit", "KINDS", "Kernel",
-           "MapcError", "NotFoundError", "Place", "Program", "UndecidedError", "compile", "compile_file",
+__all__ = ["ArgumentError", "BackendError", "Cell", "CompileError", "Counterexample", "Dma", "Jit", "KINDS", "Kernel",
+           "MapcError", "MovementError", "Sequence", "dma_cost", "NotFoundError", "Place", "Program", "UndecidedError", "compile", "compile_file",
            "find_library", "has_draw"]
