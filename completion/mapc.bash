@@ -32,7 +32,7 @@ _mapc()
         check) opts="--isa --help" ;;
         eval) opts="-e --help" ;;
         table) opts="--rows --cols --all --color=auto --color=always --color=never --max-cells --help" ;;
-        draw) opts="-o --color --rows --max-cells --help" ;;
+        draw) opts="-o --color --rows --max-cells --time --packet --mode --type --help" ;;
         diff) opts="-o --rows --max-cells --help" ;;
         emit) opts="-o --header --emit=obj --emit=asm --emit=llvm -O0 -O1 -O2 -O3 --cpu --prefix --isa --help" ;;
         run) opts="--m --n --k --threads --reps --seed --alpha --beta --check --isa --mpi --help" ;;

@@ -18,22 +18,6 @@ typedef struct DrawArgs {
     DrawOptions o;
 } DrawArgs;
 
-/* The format named by the extension of path; false if it is none of .svg, .png, .html (.htm). */
-static bool format_of(const char *path, DrawFormat *f)
-{
-    const char *dot = strrchr(path, '.');
-    if (!dot || strchr(dot, '/'))
-        return false;
-    if (strcasecmp(dot, ".svg") == 0)
-        *f = DRAW_SVG;
-    else if (strcasecmp(dot, ".png") == 0)
-        *f = DRAW_PNG;
-    else if (strcasecmp(dot, ".html") == 0 || strcasecmp(dot, ".htm") == 0)
-        *f = DRAW_HTML;
-    else
-        return false;
-    return true;
-}
 
 /* Parses the arguments of `cmd` (npos positional ones, --color only when color): DRV_EXIT_OK or a usage error. */
 static int parse_args(const char *cmd, int argc, char **argv, int npos, bool color, DrawArgs *a)
@@ -75,7 +59,7 @@ static int parse_args(const char *cmd, int argc, char **argv, int npos, bool col
                                cmd);
     if (!a->out)
         return drv_usage_error("%s needs -o OUT (.svg, .png or .html)", cmd);
-    if (!format_of(a->out, &a->o.format))
+    if (!drv_draw_format(a->out, &a->o.format))
         return drv_usage_error("cannot tell the format of '%s': name it .svg, .png or .html", a->out);
     return DRV_EXIT_OK;
 }
@@ -91,25 +75,12 @@ static int start(const char *cmd, int argc, char **argv, int npos, bool color, D
     return *p ? DRV_EXIT_OK : DRV_EXIT_INPUT;
 }
 
-/* Writes the picture to path: DRV_EXIT_OK, or DRV_EXIT_INPUT after saying why. */
-static int write_picture(const char *path, const DrawBytes *b)
-{
-    FILE *f = fopen(path, "wb");
-    bool ok = f && fwrite(b->data, 1, b->len, f) == b->len;
-    int err = errno;
-    if (f && fclose(f) != 0 && ok) {
-        ok = false;
-        err = errno;
-    }
-    if (!ok) {
-        fprintf(stderr, "mapc: cannot write %s: %s\n", path, strerror(err));
-        return DRV_EXIT_INPUT;
-    }
-    return DRV_EXIT_OK;
-}
 
 int cmd_draw(int argc, char **argv)
 {
+    for (int i = 0; i < argc; i++)
+        if (strcmp(argv[i], "--time") == 0) /* a sequencer walk (cmd_movement.c) */
+            return cmd_draw_walk(argc, argv);
     DrawArgs a = {0};
     Prog *p = NULL;
     int st = start("draw", argc, argv, 2, true, &a, &p);
@@ -130,7 +101,7 @@ int cmd_draw(int argc, char **argv)
         }
         ok = draw_map(p, name, m, &a.o, &pic, why, sizeof why);
     }
-    st = ok ? write_picture(a.out, &pic) : DRV_EXIT_INPUT;
+    st = ok ? drv_write_picture(a.out, &pic) : DRV_EXIT_INPUT;
     if (!ok)
         fprintf(stderr, "mapc: cannot draw %s: %s\n", name, why);
     free(pic.data);
@@ -159,7 +130,7 @@ int cmd_diff(int argc, char **argv)
         prog_free(p);
         return DRV_EXIT_INPUT;
     }
-    st = write_picture(a.out, &pic);
+    st = drv_write_picture(a.out, &pic);
     free(pic.data);
     if (st == DRV_EXIT_OK && d.equivalent) {
         printf("equivalent\n");

@@ -188,3 +188,62 @@ int cmd_dma_cost(int argc, char **argv)
     free(per);
     return DRV_EXIT_OK;
 }
+
+int cmd_draw_walk(int argc, char **argv)
+{
+    static const char *const known[] = {"--time", "--packet", "--mode", "--type", "-o", "--rows", "--max-cells", NULL};
+    const char *v[7] = {NULL}, *pos[2];
+    int npos, st = parse("draw", argc, argv, known, v, pos, 2, &npos);
+    if (st != DRV_EXIT_OK)
+        return st;
+    if (npos != 2 || !v[0] || !v[1] || !v[4])
+        return drv_usage_error("draw of a sequencer walk needs FILE, BUF, --time T, --packet P and -o OUT%s", "");
+    DrawOptions o = {0};
+    MvMode mode = MV_READ;
+    unsigned bits = 8;
+    if (!drv_draw_format(v[4], &o.format))
+        return drv_usage_error("cannot tell the format of '%s': name it .svg, .png or .html", v[4]);
+    if (v[2] && !mv_mode_parse(v[2], &mode))
+        return drv_usage_error("--mode takes read, write or carve, not '%s'", v[2]);
+    if (v[3] && !mv_elem_bits_parse(v[3], &bits))
+        return drv_usage_error("--type takes an element type (i4, i8, f8, bf16, f16, f32, i32, f64), not '%s'", v[3]);
+    if ((v[5] && (!drv_parse_pos(v[5], &o.rows) || o.rows == 0)) || (v[6] && (!drv_parse_pos(v[6], &o.max_cells) || o.max_cells == 0)))
+        return drv_usage_error("--rows and --max-cells take a positive decimal number%s", "");
+    Prog *p = drv_load(pos[0], false);
+    if (!p)
+        return DRV_EXIT_INPUT;
+    const Map *buf = drv_resolve(p, pos[1]);
+    const Map *time = buf ? drv_resolve(p, v[0]) : NULL;
+    const Map *packet = time ? drv_resolve(p, v[1]) : NULL;
+    if (!packet) {
+        prog_free(p);
+        return DRV_EXIT_INPUT;
+    }
+    MvSeq s;
+    MvDiag d;
+    if (mv_sequence(p, buf, time, packet, mode, bits, true, &s, &d) != MV_OK) {
+        prog_free(p);
+        return mv_error(&d);
+    }
+    uint64_t n[MV_MAX_RAW];
+    int64_t stride[MV_MAX_RAW];
+    for (int i = 0; i < s.nraw; i++) {
+        n[i] = s.raw[i].n;
+        stride[i] = s.raw[i].s;
+    }
+    char cfg[1024];
+    Text t = {cfg, sizeof cfg, 0};
+    mv_config_text(&t, s.cfg, s.ncfg, s.packet);
+    DrawWalk w = {n, stride, s.nraw, cfg};
+    DrawBytes pic = {0};
+    char why[512];
+    if (draw_walk(p, pos[1], buf, &w, &o, &pic, why, sizeof why)) {
+        st = drv_write_picture(v[4], &pic);
+    } else {
+        fprintf(stderr, "mapc: cannot draw the walk of %s: %s\n", pos[1], why);
+        st = DRV_EXIT_INPUT;
+    }
+    free(pic.data);
+    prog_free(p);
+    return st;
+}

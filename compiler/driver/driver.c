@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -371,4 +372,36 @@ bool drv_mistyped_tensor(const Prog *p, const char *file, const char *name)
         return false;
     drv_no_such(p, file, "type or tensor", name, NAME_TENSOR);
     return true;
+}
+
+bool drv_draw_format(const char *path, DrawFormat *f)
+{
+    const char *dot = strrchr(path, '.');
+    if (!dot || strchr(dot, '/'))
+        return false;
+    if (strcasecmp(dot, ".svg") == 0)
+        *f = DRAW_SVG;
+    else if (strcasecmp(dot, ".png") == 0)
+        *f = DRAW_PNG;
+    else if (strcasecmp(dot, ".html") == 0 || strcasecmp(dot, ".htm") == 0)
+        *f = DRAW_HTML;
+    else
+        return false;
+    return true;
+}
+
+int drv_write_picture(const char *path, const DrawBytes *b)
+{
+    FILE *f = fopen(path, "wb");
+    bool ok = f && fwrite(b->data, 1, b->len, f) == b->len;
+    int err = errno;
+    if (f && fclose(f) != 0 && ok) {
+        ok = false;
+        err = errno;
+    }
+    if (!ok) {
+        fprintf(stderr, "mapc: cannot write %s: %s\n", path, strerror(err));
+        return DRV_EXIT_INPUT;
+    }
+    return DRV_EXIT_OK;
 }

@@ -4,6 +4,7 @@
 #define MAPC_DRIVER_H
 
 #include "core/ast.h"
+#include "draw/draw.h"
 #include "eval/eval.h"
 #include "front/front.h"
 
@@ -88,6 +89,12 @@ int cmd_sequence(int argc, char **argv);
 int cmd_dma(int argc, char **argv);
 int cmd_tails(int argc, char **argv);
 int cmd_dma_cost(int argc, char **argv);
+/* "mapc draw FILE BUF --time T --packet P -o OUT ...": the picture of a sequencer walk (cmd_draw hands it over). */
+int cmd_draw_walk(int argc, char **argv);
+/* The picture format named by the extension of path; false if it is none of .svg, .png, .html (.htm). */
+bool drv_draw_format(const char *path, DrawFormat *f);
+/* Writes a picture to path: DRV_EXIT_OK, or DRV_EXIT_INPUT after saying why. */
+int drv_write_picture(const char *path, const DrawBytes *b);
 /* "mapc table FILE TENSOR": the tensor's units as rows, each with its live count and what it holds; with more
  * than max_rows units (0: no limit) the first and last ones, and a line saying how many are hidden. */
 int drv_tensor_table(Prog *p, const TensorDecl *t, uint64_t max_rows);

@@ -70,7 +70,10 @@ static const struct {
              "padding, or by unit (tensors); padding kinds and oob have shades of their own. Rows are the mapping's\n"
              "major factors, columns its minor ones (at most 64), or N rows with --rows. A tensor is drawn as one\n"
              "panel per unit (chip, cluster, slice). The format follows OUT's extension; the HTML page shows the cell\n"
-             "under the pointer. Pictures of more than 262144 cells (or --max-cells N) are refused.\n"},
+             "under the pointer. Pictures of more than 262144 cells (or --max-cells N) are refused.\n"
+             "       mapc draw FILE BUF --time T --packet P -o OUT [--mode read|write|carve] [--type ELEM]\n"
+             "Draws the walk of the sequencer of mapc sequence: BUF's cells coloured by the order the stream first\n"
+             "visits them (dark first, light last), cells read again (broadcasts) marked, cells never visited grey.\n"},
     {"diff", "usage: mapc diff FILE NAME1 NAME2 -o OUT.svg|OUT.png|OUT.html [--rows N] [--max-cells N]\n"
              "Draws positions 0 .. max(|NAME1|, |NAME2|) split like NAME1, each with both cells; differing cells are\n"
              "marked, and the smallest counterexample of the equivalence decision distinctly. Prints \"equivalent\"\n"
