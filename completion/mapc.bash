@@ -38,7 +38,7 @@ _mapc()
         run) opts="--m --n --k --threads --reps --seed --alpha --beta --check --isa --mpi --help" ;;
         equiv|norm|lower|describe|where|tails|dma-cost) opts="--help" ;;
         sequence) opts="--time --packet --mode --type --cycles --help" ;;
-        dma) opts="--time --packet --engines --help" ;;
+        dma) opts="--time --packet --engines --stream --help" ;;
     esac
     opts="$opts $colors"
 
@@ -50,6 +50,7 @@ _mapc()
         --mode) COMPREPLY=($(compgen -W "read write carve" -- "$cur")); return ;;
         --type) COMPREPLY=($(compgen -W "i4 i8 f8 bf16 f16 f32 i32 f64" -- "$cur")); return ;;
         --cycles) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
+        --stream) COMPREPLY=($(compgen -W "default fit" -- "$cur")); return ;;
         --time|--packet|--engines) return ;;
         --cpu) COMPREPLY=($(compgen -W "native x86-64 x86-64-v2 x86-64-v3 x86-64-v4 skylake-avx512 znver4" -- "$cur")); return ;;
         -o|--header) COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -66,7 +67,7 @@ _mapc()
     local -a args=()
     for (( i = cmdi + 1; i < COMP_CWORD; i++ )); do
         case ${COMP_WORDS[i]} in
-            -o|--header|--isa|--check|--mpi|--cpu|--prefix|--max-cells|--rows|--cols|--color|--m|--n|--k|--threads|--reps|--seed|--alpha|--beta|--time|--packet|--engines|--mode|--type|--cycles) (( i++ )) ;;
+            -o|--header|--isa|--check|--mpi|--cpu|--prefix|--max-cells|--rows|--cols|--color|--m|--n|--k|--threads|--reps|--seed|--alpha|--beta|--time|--packet|--engines|--mode|--type|--cycles|--stream) (( i++ )) ;;
             -e) (( i++ )); args+=("-e") ;;
             -*) ;;
             *) args+=("${COMP_WORDS[i]}") ;;

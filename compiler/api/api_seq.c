@@ -141,7 +141,7 @@ static int dma(mapc_program *p, const char *src, const char *dst, const char *ti
     MvDma *x = mem_alloc(sizeof *x);
     MvDiag d;
     int st = 0;
-    if (mv_dma(p->prog, s, t, m[0], m[1], m[2], x, &d) != MV_OK) {
+    if (mv_dma(p->prog, s, t, m[0], m[1], m[2], false, x, &d) != MV_OK) {
         st = movement_error(err, &d);
     } else {
         side(&out->read, x, false);

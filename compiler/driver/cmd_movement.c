@@ -103,8 +103,8 @@ static const TensorDecl *tensor_named(const Prog *p, const char *file, const cha
 
 int cmd_dma(int argc, char **argv)
 {
-    static const char *const known[] = {"--time", "--packet", "--engines", NULL};
-    const char *v[3] = {NULL}, *pos[3];
+    static const char *const known[] = {"--time", "--packet", "--engines", "--stream", NULL};
+    const char *v[4] = {NULL}, *pos[3];
     int npos, st = parse("dma", argc, argv, known, v, pos, 3, &npos);
     if (st != DRV_EXIT_OK)
         return st;
@@ -112,6 +112,9 @@ int cmd_dma(int argc, char **argv)
         return drv_usage_error("dma needs FILE, SRC and DST (tensors)%s", "");
     if (!v[0] != !v[1])
         return drv_usage_error("dma takes --time and --packet together (neither: the destination's own stream)%s", "");
+    if (v[3] && strcmp(v[3], "default") != 0 && strcmp(v[3], "fit") != 0)
+        return drv_usage_error("--stream takes default or fit, not '%s'", v[3]);
+    bool fit = v[3] && strcmp(v[3], "fit") == 0;
     Prog *p = drv_load(pos[0], false);
     if (!p)
         return DRV_EXIT_INPUT;
@@ -127,7 +130,7 @@ int cmd_dma(int argc, char **argv)
     }
     MvDma x;
     MvDiag d;
-    if (mv_dma(p, src, dst, m[0], m[1], m[2], &x, &d) != MV_OK) {
+    if (mv_dma(p, src, dst, m[0], m[1], m[2], fit, &x, &d) != MV_OK) {
         prog_free(p);
         return mv_error(&d);
     }
@@ -246,4 +249,47 @@ int cmd_draw_walk(int argc, char **argv)
     free(pic.data);
     prog_free(p);
     return st;
+}
+
+/* The row-major HBM tensor (one chip) of a kernel operand over its axes rows and cols, in p's arena. */
+static TensorDecl row_major(Prog *p, const TensorDecl *op, int rows, int cols)
+{
+    MapWhy why;
+    Loc nowhere = {0};
+    const Map *r = map_make_sym(&p->arena, rows, p->axes[rows].size, nowhere, why);
+    const Map *c = map_make_sym(&p->arena, cols, p->axes[cols].size, nowhere, why);
+    TensorDecl t = {.name = "row-major", .mem = MEM_HBM, .elem = op->elem};
+    t.maps[0] = map_make_bcast(&p->arena, 1, nowhere, why);
+    t.maps[1] = r && c ? map_make_pair(&p->arena, r, c, nowhere, why) : NULL;
+    return t;
+}
+
+void drv_npu_staging(Prog *p, const KernelDecl *k, const bool staged[3])
+{
+    static const char *const names[3] = {"A", "B", "C"};
+    const TensorDecl *ops[3] = {k->a, k->b, k->c};
+    const int rows[3] = {k->axis[GEMM_M], k->axis[GEMM_K], k->axis[GEMM_M]};
+    const int cols[3] = {k->axis[GEMM_K], k->axis[GEMM_N], k->axis[GEMM_N]};
+    for (int i = 0; i < 3; i++) {
+        if (!staged[i])
+            continue;
+        TensorDecl rm = row_major(p, ops[i], rows[i], cols[i]);
+        if (!rm.maps[0] || !rm.maps[1])
+            continue;
+        /* C comes back from row-major HBM into its layout; A and B go from theirs into it */
+        const TensorDecl *src = i == 2 ? &rm : ops[i], *dst = i == 2 ? ops[i] : &rm;
+        MvDma x;
+        MvDiag d;
+        printf("  npu %s: %s -> %s as one DMA: ", names[i], src->name, dst->name);
+        if (mv_dma(p, src, dst, NULL, NULL, NULL, true, &x, &d) != MV_OK) {
+            printf("none (%s: %s)\n", mv_code_name(d.code), d.msg);
+            continue;
+        }
+        char r[512], w[512];
+        Text tr = {r, sizeof r, 0}, tw = {w, sizeof w, 0};
+        mv_dma_text(&tr, &x, false);
+        mv_dma_text(&tw, &x, true);
+        printf("read %s, write %s, %llu cycles (the CPU runs it as a relayout kernel: staging below)\n", r, w,
+               U(x.cycles));
+    }
 }

@@ -89,6 +89,9 @@ int cmd_sequence(int argc, char **argv);
 int cmd_dma(int argc, char **argv);
 int cmd_tails(int argc, char **argv);
 int cmd_dma_cost(int argc, char **argv);
+/* mapc run's plan: for each staged operand (staged[i]: A, B, C), the NPU DMA command its move between the declared
+ * layout and row-major HBM corresponds to, with its cycles, or why there is no single command. */
+void drv_npu_staging(Prog *p, const KernelDecl *k, const bool staged[3]);
 /* "mapc draw FILE BUF --time T --packet P -o OUT ...": the picture of a sequencer walk (cmd_draw hands it over). */
 int cmd_draw_walk(int argc, char **argv);
 /* The picture format named by the extension of path; false if it is none of .svg, .png, .html (.htm). */

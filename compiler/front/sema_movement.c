@@ -242,7 +242,7 @@ static void assert_dma(Parser *ps, Loc at, const MvArgs *args, const Token *fiel
     p->nasserts++;
     MvDma x;
     MvDiag d;
-    if (mv_dma(p, src, dst, m[0], m[1], m[2], &x, &d) != MV_OK) {
+    if (mv_dma(p, src, dst, m[0], m[1], m[2], false, &x, &d) != MV_OK) {
         diag_error(D(ps), at, "dma: %s: %s", mv_code_name(d.code), d.msg);
         p->nasserts_failed++;
         return;

@@ -32,6 +32,42 @@ static void default_stream(const MvList *dst, MvList *st)
         st->f[st->n - 1].part = MV_PART_PACKET;
 }
 
+/* The fitted stream (mv_dma with fit): the default stream with its packet cut down to the destination's innermost
+ * digits of a volume that divides the common tail of the two elements (so that the packet is one run in both) and
+ * fits one transfer (4096 bytes). */
+static void fit_packet(MvList *st, uint64_t common, uint64_t max_elems)
+{
+    for (int i = 0; i < st->n; i++)
+        st->f[i].part = MV_PART_TIME;
+    uint64_t v = 1;
+    int i = st->n - 1;
+    while (i >= 0 && common % (v * st->f[i].x) == 0 && v * st->f[i].x <= max_elems) {
+        st->f[i].part = MV_PART_PACKET;
+        v *= st->f[i].x;
+        i--;
+    }
+    if (i < 0 || st->n == MV_MAX_RAW)
+        return;
+    /* the largest cut of factor i that divides what is left of the tail and fits */
+    MvFactor f = st->f[i];
+    for (uint64_t q = f.x - 1; q > 1; q--) {
+        if (common % (v * q) || v * q > max_elems || f.x % q || f.r % q || f.m % q || f.nsub > 1)
+            continue;
+        MvFactor major = f, minor = f;
+        major.s = f.s * q;
+        major.m = f.m / q;
+        major.r = f.r / q;
+        major.x = f.x / q;
+        minor.m = minor.r = minor.x = q;
+        minor.part = MV_PART_PACKET;
+        memmove(&st->f[i + 2], &st->f[i + 1], (size_t)(st->n - i - 1) * sizeof *st->f);
+        st->f[i] = major;
+        st->f[i + 1] = minor;
+        st->n++;
+        return;
+    }
+}
+
 /* Merges paired entries e[0..n) of one descriptor from the innermost outward, when both sides allow it. */
 static int merge_pairs(const MvPair *e, int n, MvPair *out)
 {
@@ -176,7 +212,7 @@ static MvCode check(const Prog *p, MvDma *x, const TensorDecl *src, const Tensor
 }
 
 static MvCode derive(const Prog *p, const TensorDecl *src, const TensorDecl *dst, const Map *time, const Map *packet,
-                     const Map *engines, MvList *sl, MvList *dl, MvList *st, MvDma *x, MvDiag *d)
+                     const Map *engines, bool fit, MvList *sl, MvList *dl, MvList *st, MvDma *x, MvDiag *d)
 {
     x->elem = src->elem;
     x->src_mem = src->mem;
@@ -200,6 +236,9 @@ static MvCode derive(const Prog *p, const TensorDecl *src, const TensorDecl *dst
     } else {
         MvList *def = mem_calloc(1, sizeof *def);
         default_stream(dl, def);
+        uint64_t t[3];
+        if (fit && mv_tails(p, src->maps[mem_kind_maps(src->mem) - 1], dst->maps[mem_kind_maps(dst->mem) - 1], t, d))
+            fit_packet(def, t[2], 4096 / elem_type_size(src->elem));
         for (int i = 0; i < def->n && st->n < MV_MAX_RAW; i++)
             st->f[st->n++] = def->f[i];
         free(def);
@@ -255,13 +294,13 @@ static MvCode derive(const Prog *p, const TensorDecl *src, const TensorDecl *dst
 }
 
 MvCode mv_dma(const Prog *p, const TensorDecl *src, const TensorDecl *dst, const Map *time, const Map *packet,
-              const Map *engines, MvDma *out, MvDiag *d)
+              const Map *engines, bool fit, MvDma *out, MvDiag *d)
 {
     memset(out, 0, sizeof *out);
     d->code = MV_OK;
     d->msg[0] = 0;
     MvList *sl = mem_calloc(1, sizeof *sl), *dl = mem_calloc(1, sizeof *dl), *st = mem_calloc(1, sizeof *st);
-    MvCode c = derive(p, src, dst, time, packet, engines, sl, dl, st, out, d);
+    MvCode c = derive(p, src, dst, time, packet, engines, fit && !time, sl, dl, st, out, d);
     free(sl);
     free(dl);
     free(st);

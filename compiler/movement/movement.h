@@ -171,10 +171,11 @@ typedef struct MvDma {
 } MvDma;
 
 /* Derives the DMA moving tensor src into dst over the stream [engines, time, packet] (time and packet NULL: the
- * default stream, dst's layout without unit padding, its innermost factor the packet; engines NULL: one
- * engine), with its checks (dma-type, dma-packet-contiguity, dma-packet-size, dma-align) and its cycles. */
+ * default stream, dst's layout without unit padding, its innermost factor the packet; with fit, its innermost
+ * digits instead whose volume divides the two elements' common tail and fits 4096 bytes, one run in both; engines
+ * NULL: one engine), with its checks (dma-type, dma-packet-contiguity, dma-packet-size, dma-align) and cycles. */
 MvCode mv_dma(const Prog *p, const TensorDecl *src, const TensorDecl *dst, const Map *time, const Map *packet,
-              const Map *engines, MvDma *out, MvDiag *d);
+              const Map *engines, bool fit, MvDma *out, MvDiag *d);
 
 /* Appends the merged config of one side of a DMA command ("[8:2048, 8:256, 256:1]:256") to t. */
 void mv_dma_text(Text *t, const MvDma *x, bool write);
