@@ -3,7 +3,7 @@
  * carve), merged configs walk the raw addresses, each error is raised where its condition holds, the limits and the
  * bank run agree with a direct computation, and tails match their definition.
  *
- * Usage: prop_movement [SEED [COUNT]]   (defaults 1, 1200 pairs; MAPC_TEST_COUNT=N raises COUNT to N) */
+ * Usage: prop_movement [SEED [COUNT]]   (defaults 1, 2000 pairs; MAPC_TEST_COUNT=N raises COUNT to N) */
 #include "core/ast.h"
 #include "eval/eval.h"
 #include "front/front.h"
@@ -375,7 +375,73 @@ static void check_pair(const Pair *c, bool walk)
     prog_free(p);
 }
 
-/* ---- 3. tails against their definition ---- */
+/* ---- 3. DMA commands: the read and write walks move every element to the cell of its index ---- */
+
+static uint64_t dmas;
+
+/* SRC (the pair's buffer) into DST (its stream as one mapping), HBM tensors of one chip, over the destination's
+ * own stream: the write walk writes every live destination cell exactly once, nothing outside the destination,
+ * and where the read walk has no broadcast it reads the element of the same index. */
+static void check_dma(const Pair *c)
+{
+    Prog *p = prog_new();
+    prog_parse(p, "<pair>", c->program, strlen(c->program));
+    char dtext[1200];
+    snprintf(dtext, sizeof dtext, "m![[%.*s], [%.*s]]", (int)strlen(c->time) - 4, c->time + 3,
+             (int)strlen(c->packet) - 4, c->packet + 3);
+    const Map *one = prog_parse_map(p, "<1>", "m![1]"), *sm = prog_parse_map(p, "<src>", c->buf),
+              *dm = prog_parse_map(p, "<dst>", dtext);
+    if (!one || !sm || !dm || dm->size > 8192 || sm->size > 8192) {
+        prog_free(p);
+        return;
+    }
+    TensorDecl src = {.name = "S", .mem = MEM_HBM, .elem = ELEM_I8, .maps = {one, sm}};
+    TensorDecl dst = {.name = "D", .mem = MEM_HBM, .elem = ELEM_I8, .maps = {one, dm}};
+    MvDma x;
+    MvDiag d;
+    harness_context("%sdma %s -> %s", c->program, c->buf, dtext);
+    for (int fit = 0; fit < 2; fit++) {
+        if (mv_dma(p, &src, &dst, NULL, NULL, NULL, fit, &x, &d) != MV_OK)
+            continue;
+        dmas++;
+        Evaluator *ev = eval_new(p);
+        Cells sc = {0}, dc = {0};
+        cells_of(ev, p, sm, &sc);
+        cells_of(ev, p, dm, &dc);
+        MvEntry re[MV_MAX_RAW], we[MV_MAX_RAW];
+        bool broadcast = false;
+        for (int i = 0; i < x.nraw; i++) {
+            re[i] = (MvEntry){x.raw[i].n, x.raw[i].r};
+            we[i] = (MvEntry){x.raw[i].n, x.raw[i].w};
+            broadcast |= x.raw[i].r == 0;
+        }
+        uint8_t *written = calloc(dc.n, 1);
+        bool ok = true;
+        uint64_t total = x.time * x.packet, at = 0;
+        for (uint64_t q = 0; q < total && ok; q++) {
+            int64_t r = mv_walk_addr(re, x.nraw, q), w = mv_walk_addr(we, x.nraw, q);
+            at = q;
+            ok = w >= 0 && (uint64_t)w < dc.n && !written[w];
+            if (!ok)
+                break;
+            written[w] = 1;
+            if (dc.kind[w] == CELL_LIVE && !broadcast)
+                ok = r >= 0 && (uint64_t)r < sc.n && sc.kind[r] == CELL_LIVE && sc.key[r] == dc.key[w];
+        }
+        for (uint64_t q = 0; q < dc.n && ok; q++)
+            ok = dc.kind[q] != CELL_LIVE || written[q];
+        if (!CHECK(ok, "the DMA's walks move every element to the cell of its index (%s stream)", fit ? "fitted" : "default"))
+            harness_detail("stream position %llu", U(at));
+        free(written);
+        cells_free(&sc);
+        cells_free(&dc);
+        eval_free(ev);
+    }
+    harness_context(NULL);
+    prog_free(p);
+}
+
+/* ---- 4. tails against their definition ---- */
 
 static void check_tails(const Prog *p, Evaluator *ev, const Map *a, const Map *b)
 {
@@ -434,7 +500,7 @@ static void test_tails(uint64_t seed, uint64_t count)
 
 int main(int argc, char **argv)
 {
-    HarnessArgs a = {.seed = 1, .count = 1200};
+    HarnessArgs a = {.seed = 1, .count = 2000};
     harness_args(argc, argv, "[SEED [COUNT]]", &a);
     const char *more = getenv("MAPC_TEST_COUNT");
     if (argc < 3 && more && strtoull(more, NULL, 10) > a.count)
@@ -451,9 +517,15 @@ int main(int argc, char **argv)
         pairgen(&r, &c, 512, 1);
         check_pair(&c, false);
     }
+    for (uint64_t i = 0; i < a.count / 2; i++) {
+        Pair c;
+        pairgen(&r, &c, 512, 0);
+        check_dma(&c);
+    }
     test_tails(a.seed, a.count / 4);
     printf("factor lists: %llu flattened, %llu unsupported\n", U(flattened), U(unsupported_count));
-    printf("configs derived: read %llu, write %llu, carve %llu\n", U(derived[0]), U(derived[1]), U(derived[2]));
+    printf("configs derived: read %llu, write %llu, carve %llu; DMA commands %llu\n", U(derived[0]), U(derived[1]),
+           U(derived[2]), U(dmas));
     for (int c = 1; c < MV_NCODES; c++)
         if (errors[c])
             printf("  %s: %llu\n", mv_code_name((MvCode)c), U(errors[c]));
@@ -462,6 +534,7 @@ int main(int argc, char **argv)
           U(flattened + unsupported_count));
     for (int m = 0; m < 3; m++)
         CHECK(derived[m] >= a.count / 20, "%s configs are derived often (%llu)", mv_mode_name((MvMode)m), U(derived[m]));
+    CHECK(dmas >= a.count / 20, "DMA commands are derived often (%llu)", U(dmas));
     static const MvCode common[] = {MV_INCOMPATIBLE, MV_UNMATCHED, MV_UNCONSUMED, MV_INPUT_BOTTOM, MV_ITERATION_LIMIT};
     for (size_t i = 0; i < sizeof common / sizeof *common; i++)
         CHECK(errors[common[i]] > 0, "the error %s occurs", mv_code_name(common[i]));
