@@ -16,8 +16,7 @@ static int fail(mapc_diag *err, int code, const char *msg)
     return code;
 }
 
-/* A movement error as its public code, with the message. */
-static int movement_error(mapc_diag *err, const MvDiag *d)
+int api_movement_error(mapc_diag *err, const MvDiag *d)
 {
     return fail(err, d->code == MV_OK ? 0 : MAPC_E_UNSUPPORTED + (int)d->code - MV_UNSUPPORTED, d->msg);
 }
@@ -53,7 +52,7 @@ static int sequence(mapc_program *p, const char *buf, const char *time, const ch
     MvCode c = mv_sequence(p->prog, m[0], m[1], m[2], (MvMode)mode, bits, true, s, &d);
     int st = 0;
     if (c != MV_OK) {
-        st = movement_error(err, &d);
+        st = api_movement_error(err, &d);
     } else {
         memset(out, 0, sizeof *out);
         copy_entries(out->e, s->cfg, s->ncfg);
@@ -94,7 +93,7 @@ static int tails(mapc_program *p, const char *src, const char *dst, uint64_t out
         return s;
     MvDiag d;
     if (!mv_tails(p->prog, a, b, out, &d))
-        return movement_error(err, &d);
+        return api_movement_error(err, &d);
     return fail(err, 0, "");
 }
 
@@ -125,6 +124,16 @@ static void side(mapc_seq_config *c, const MvDma *x, bool write)
     c->packet = x->packet;
 }
 
+void api_dma_plan(const MvDma *x, mapc_dma_plan *out)
+{
+    side(&out->read, x, false);
+    side(&out->write, x, true);
+    memcpy(out->tails, x->tails, sizeof out->tails);
+    out->engines = x->engines;
+    out->cycles = x->cycles;
+    out->min_align = x->min_align;
+}
+
 static int dma(mapc_program *p, const char *src, const char *dst, const char *time, const char *packet,
                const char *engines, mapc_dma_plan *out, mapc_diag *err)
 {
@@ -142,14 +151,9 @@ static int dma(mapc_program *p, const char *src, const char *dst, const char *ti
     MvDiag d;
     int st = 0;
     if (mv_dma(p->prog, s, t, m[0], m[1], m[2], false, x, &d) != MV_OK) {
-        st = movement_error(err, &d);
+        st = api_movement_error(err, &d);
     } else {
-        side(&out->read, x, false);
-        side(&out->write, x, true);
-        memcpy(out->tails, x->tails, sizeof out->tails);
-        out->engines = x->engines;
-        out->cycles = x->cycles;
-        out->min_align = x->min_align;
+        api_dma_plan(x, out);
         fail(err, 0, "");
     }
     free(x);
@@ -197,7 +201,7 @@ static int cost_plan(const char *plan, uint64_t *cycles, mapc_diag *err)
     uint32_t *per, n;
     MvDiag d;
     if (!mv_plan_parse(plan, &cmds, &per, &n, &d))
-        return movement_error(err, &d);
+        return api_movement_error(err, &d);
     *cycles = mv_cost(cmds, per, n);
     free(cmds);
     free(per);

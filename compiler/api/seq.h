@@ -81,6 +81,12 @@ typedef struct mapc_dma_plan {
 int mapc_dma_derive(mapc_program *p, const char *src, const char *dst, const char *time, const char *packet,
                     const char *engines, mapc_dma_plan *out, mapc_diag *err);
 
+/* The NPU DMA command a runtime DMA between two views corresponds to (mapc_dma moves the data): what
+ * mapc_dma_derive gives for the views' distributions over the destination's own stream, its packet narrowed to
+ * the common tail with fit. */
+int mapc_dma_npu(mapc_runtime *r, const mapc_view *dst, const mapc_view *src, int fit, mapc_dma_plan *out,
+                 mapc_diag *err);
+
 typedef enum mapc_dma_tier { MAPC_TIER_HBM, MAPC_TIER_DM } mapc_dma_tier;
 
 /* One command of a cost plan: packets of packet_bytes from src to dst; an HBM side uses 16 or 32 channels and

@@ -84,6 +84,27 @@ static void test_cost(void)
     CHECK_EQ_U64(mapc_dma_cost(six, per, 4), 0, "3 DMNs are refused");
 }
 
+/* The runtime's DMA between two views reports its NPU command (mapc_dma_npu) and moves the data (mapc_dma). */
+static void test_runtime(mapc_program *p)
+{
+    mapc_runtime *rt = NULL;
+    mapc_tensor *s = NULL, *d = NULL;
+    mapc_view *sv = NULL, *dv = NULL;
+    if (!CHECK(mapc_runtime_create(p, 1, &rt) == MAPC_OK && mapc_tensor_create(rt, "S", &s) == MAPC_OK &&
+                   mapc_tensor_create(rt, "D", &d) == MAPC_OK && mapc_tensor_view(rt, s, 0, &sv) == MAPC_OK &&
+                   mapc_tensor_view(rt, d, 1, &dv) == MAPC_OK,
+               "a runtime with S and D"))
+        return;
+    mapc_dma_plan x;
+    mapc_diag err;
+    CHECK_EQ_INT(mapc_dma_npu(rt, dv, sv, 0, &x, &err), 0, "the NPU command of S -> D: %s", err.message);
+    CHECK(x.cycles == 628 && x.read.e[0].stride == 256 && x.write.e[0].stride == 2048, "example 1 over D's stream: %llu cycles",
+          (unsigned long long)x.cycles);
+    CHECK_EQ_INT(mapc_dma(rt, dv, sv), MAPC_OK, "and the runtime moves it");
+    CHECK_EQ_INT(mapc_dma_npu(rt, dv, NULL, 0, &x, &err), MAPC_ERR_ARGUMENT, "a NULL view");
+    mapc_runtime_free(rt);
+}
+
 int main(void)
 {
     mapc_program *p = NULL;
@@ -92,6 +113,7 @@ int main(void)
     test_sequence(p);
     test_dma(p);
     test_cost();
+    test_runtime(p);
     mapc_program_free(p);
     return harness_report();
 }
