@@ -42,6 +42,32 @@ static int parse(const char *cmd, int argc, char **argv, const char *const *know
     return DRV_EXIT_OK;
 }
 
+/* What sequence and draw of a walk share: the mode and element options (usage errors first), then the program and
+ * the derived config of BUF walked as [TIME, PACKET]. DRV_EXIT_OK with *p (the caller frees it), BUF's mapping in
+ * *bufmap and the config in *s, or the exit status after printing why (nothing left to free). */
+static int derive_seq(const char *file, const char *buf, const char *time, const char *packet, const char *mode_word,
+                      const char *type_word, Prog **p, const Map **bufmap, MvSeq *s)
+{
+    MvMode mode = MV_READ;
+    unsigned bits = 8;
+    if (mode_word && !mv_mode_parse(mode_word, &mode))
+        return drv_usage_error("--mode takes read, write or carve, not '%s'", mode_word);
+    if (type_word && !mv_elem_bits_parse(type_word, &bits))
+        return drv_usage_error("--type takes an element type (i4, i8, f8, bf16, f16, f32, i32, f64), not '%s'", type_word);
+    if (!(*p = drv_load(file, false)))
+        return DRV_EXIT_INPUT;
+    const Map *b = *bufmap = drv_resolve(*p, buf);
+    const Map *t = b ? drv_resolve(*p, time) : NULL;
+    const Map *k = t ? drv_resolve(*p, packet) : NULL;
+    MvDiag d;
+    int st = !k ? DRV_EXIT_INPUT : mv_sequence(*p, b, t, k, mode, bits, true, s, &d) != MV_OK ? mv_error(&d) : DRV_EXIT_OK;
+    if (st != DRV_EXIT_OK) {
+        prog_free(*p);
+        *p = NULL;
+    }
+    return st;
+}
+
 int cmd_sequence(int argc, char **argv)
 {
     static const char *const known[] = {"--time", "--packet", "--mode", "--type", "--cycles", NULL};
@@ -51,30 +77,13 @@ int cmd_sequence(int argc, char **argv)
         return st;
     if (npos != 2 || !v[0] || !v[1])
         return drv_usage_error("sequence needs FILE, BUF, --time T and --packet P%s", "");
-    MvMode mode = MV_READ;
-    if (v[2] && !mv_mode_parse(v[2], &mode))
-        return drv_usage_error("--mode takes read, write or carve, not '%s'", v[2]);
-    unsigned bits = 8;
-    if (v[3] && !mv_elem_bits_parse(v[3], &bits))
-        return drv_usage_error("--type takes an element type (i4, i8, f8, bf16, f16, f32, i32, f64), not '%s'", v[3]);
     if (v[4] && strcmp(v[4], "on") != 0 && strcmp(v[4], "off") != 0)
         return drv_usage_error("--cycles takes on or off, not '%s'", v[4]);
-    Prog *p = drv_load(pos[0], false);
-    if (!p)
-        return DRV_EXIT_INPUT;
-    const Map *buf = drv_resolve(p, pos[1]);
-    const Map *time = buf ? drv_resolve(p, v[0]) : NULL;
-    const Map *packet = time ? drv_resolve(p, v[1]) : NULL;
-    if (!packet) {
-        prog_free(p);
-        return DRV_EXIT_INPUT;
-    }
+    Prog *p;
+    const Map *buf;
     MvSeq s;
-    MvDiag d;
-    if (mv_sequence(p, buf, time, packet, mode, bits, true, &s, &d) != MV_OK) {
-        prog_free(p);
-        return mv_error(&d);
-    }
+    if ((st = derive_seq(pos[0], pos[1], v[0], v[1], v[2], v[3], &p, &buf, &s)) != DRV_EXIT_OK)
+        return st;
     char line[1024];
     Text t = {line, sizeof line, 0};
     mv_config_text(&t, s.cfg, s.ncfg, s.packet);
@@ -202,32 +211,15 @@ int cmd_draw_walk(int argc, char **argv)
     if (npos != 2 || !v[0] || !v[1] || !v[4])
         return drv_usage_error("draw of a sequencer walk needs FILE, BUF, --time T, --packet P and -o OUT%s", "");
     DrawOptions o = {0};
-    MvMode mode = MV_READ;
-    unsigned bits = 8;
     if (!drv_draw_format(v[4], &o.format))
         return drv_usage_error("cannot tell the format of '%s': name it .svg, .png or .html", v[4]);
-    if (v[2] && !mv_mode_parse(v[2], &mode))
-        return drv_usage_error("--mode takes read, write or carve, not '%s'", v[2]);
-    if (v[3] && !mv_elem_bits_parse(v[3], &bits))
-        return drv_usage_error("--type takes an element type (i4, i8, f8, bf16, f16, f32, i32, f64), not '%s'", v[3]);
     if ((v[5] && (!drv_parse_pos(v[5], &o.rows) || o.rows == 0)) || (v[6] && (!drv_parse_pos(v[6], &o.max_cells) || o.max_cells == 0)))
         return drv_usage_error("--rows and --max-cells take a positive decimal number%s", "");
-    Prog *p = drv_load(pos[0], false);
-    if (!p)
-        return DRV_EXIT_INPUT;
-    const Map *buf = drv_resolve(p, pos[1]);
-    const Map *time = buf ? drv_resolve(p, v[0]) : NULL;
-    const Map *packet = time ? drv_resolve(p, v[1]) : NULL;
-    if (!packet) {
-        prog_free(p);
-        return DRV_EXIT_INPUT;
-    }
+    Prog *p;
+    const Map *buf;
     MvSeq s;
-    MvDiag d;
-    if (mv_sequence(p, buf, time, packet, mode, bits, true, &s, &d) != MV_OK) {
-        prog_free(p);
-        return mv_error(&d);
-    }
+    if ((st = derive_seq(pos[0], pos[1], v[0], v[1], v[2], v[3], &p, &buf, &s)) != DRV_EXIT_OK)
+        return st;
     uint64_t n[MV_MAX_RAW];
     int64_t stride[MV_MAX_RAW];
     for (int i = 0; i < s.nraw; i++) {

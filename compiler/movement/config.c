@@ -36,16 +36,15 @@ uint64_t mv_contiguous_run(const MvEntry *e, int n)
     return run;
 }
 
-/* Merges e[0..n) (one descriptor, outermost first) from the innermost outward: an outer n1:s1 joins the inner run
- * n2:s2 when s1 = n2*s2 and n1*n2 <= 65536, as n1*n2:s2. Returns the number of entries written to out. */
-static int merge(const MvEntry *e, int n, MvEntry *out)
+int mv_merge(const MvPair *e, int n, MvPair *out)
 {
-    MvEntry rev[MV_MAX_RAW];
+    MvPair rev[MV_MAX_RAW];
     int k = 0;
     for (int i = n - 1; i >= 0; i--) {
-        int64_t span;
+        int64_t rs, ws;
         uint64_t joined;
-        if (k > 0 && !__builtin_mul_overflow((int64_t)rev[k - 1].n, rev[k - 1].s, &span) && e[i].s == span &&
+        if (k > 0 && !__builtin_mul_overflow((int64_t)rev[k - 1].n, rev[k - 1].r, &rs) &&
+            !__builtin_mul_overflow((int64_t)rev[k - 1].n, rev[k - 1].w, &ws) && e[i].r == rs && e[i].w == ws &&
             u64_mul(e[i].n, rev[k - 1].n, &joined) && joined <= MV_MAX_N)
             rev[k - 1].n = joined;
         else
@@ -53,6 +52,18 @@ static int merge(const MvEntry *e, int n, MvEntry *out)
     }
     for (int i = 0; i < k; i++)
         out[i] = rev[k - 1 - i];
+    return k;
+}
+
+/* mv_merge of one side's entries e[0..n) into out. */
+static int merge(const MvEntry *e, int n, MvEntry *out)
+{
+    MvPair in[MV_MAX_RAW], merged[MV_MAX_RAW];
+    for (int i = 0; i < n; i++)
+        in[i] = (MvPair){e[i].n, e[i].s, e[i].s};
+    int k = mv_merge(in, n, merged);
+    for (int i = 0; i < k; i++)
+        out[i] = (MvEntry){merged[i].n, merged[i].r};
     return k;
 }
 

@@ -53,39 +53,10 @@ static void fit_packet(MvList *st, uint64_t common, uint64_t max_elems)
     for (uint64_t q = f.x - 1; q > 1; q--) {
         if (common % (v * q) || v * q > max_elems || f.x % q || f.r % q || f.m % q || f.nsub > 1)
             continue;
-        MvFactor major = f, minor = f;
-        major.s = f.s * q;
-        major.m = f.m / q;
-        major.r = f.r / q;
-        major.x = f.x / q;
-        minor.m = minor.r = minor.x = q;
-        minor.part = MV_PART_PACKET;
-        memmove(&st->f[i + 2], &st->f[i + 1], (size_t)(st->n - i - 1) * sizeof *st->f);
-        st->f[i] = major;
-        st->f[i + 1] = minor;
-        st->n++;
+        mv_cut_exact(st, i, q);
+        st->f[i + 1].part = MV_PART_PACKET;
         return;
     }
-}
-
-/* Merges paired entries e[0..n) of one descriptor from the innermost outward, when both sides allow it. */
-static int merge_pairs(const MvPair *e, int n, MvPair *out)
-{
-    MvPair rev[MV_MAX_RAW];
-    int k = 0;
-    for (int i = n - 1; i >= 0; i--) {
-        int64_t rs, ws;
-        uint64_t joined;
-        if (k > 0 && !__builtin_mul_overflow((int64_t)rev[k - 1].n, rev[k - 1].r, &rs) &&
-            !__builtin_mul_overflow((int64_t)rev[k - 1].n, rev[k - 1].w, &ws) && e[i].r == rs && e[i].w == ws &&
-            u64_mul(e[i].n, rev[k - 1].n, &joined) && joined <= MV_MAX_N)
-            rev[k - 1].n = joined;
-        else
-            rev[k++] = e[i];
-    }
-    for (int i = 0; i < k; i++)
-        out[i] = rev[k - 1 - i];
-    return k;
 }
 
 static void pairs_text(Text *t, const MvPair *e, int n, uint64_t packet, bool write)
@@ -276,8 +247,8 @@ static MvCode derive(const Prog *p, const TensorDecl *src, const TensorDecl *dst
     x->raw_time = ntime - neng;
     if (x->engines > 65536)
         return mv_fail(d, MV_UNSUPPORTED, "%llu engines (at most 65536 are modelled)", U(x->engines));
-    x->cfg_time = merge_pairs(x->raw, x->raw_time, x->cfg);
-    x->ncfg = x->cfg_time + merge_pairs(x->raw + x->raw_time, x->nraw - x->raw_time, x->cfg + x->cfg_time);
+    x->cfg_time = mv_merge(x->raw, x->raw_time, x->cfg);
+    x->ncfg = x->cfg_time + mv_merge(x->raw + x->raw_time, x->nraw - x->raw_time, x->cfg + x->cfg_time);
     for (int i = 0; i < x->nraw; i++)
         if (x->raw[i].n > MV_MAX_N)
             return mv_fail(d, MV_ITERATION_LIMIT, "the entry %llu:(%lld, %lld) exceeds %llu iterations", U(x->raw[i].n),

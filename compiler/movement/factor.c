@@ -40,6 +40,20 @@ static struct MvWhole whole_of(const MvFactor *f)
     return (struct MvWhole){f->axis, f->s, f->m, f->r, f->x, f->kind};
 }
 
+void mv_cut_exact(MvList *l, int i, uint64_t q)
+{
+    MvFactor f = l->f[i], major = f, minor = f;
+    major.s = f.s * q;
+    major.m = f.m / q;
+    major.r = f.r / q;
+    major.x = f.x / q;
+    minor.m = minor.r = minor.x = q;
+    memmove(&l->f[i + 2], &l->f[i + 1], (size_t)(l->n - i - 1) * sizeof *l->f);
+    l->f[i] = major;
+    l->f[i + 1] = minor;
+    l->n++;
+}
+
 /* Cuts l->f[i] at minor extent q (1 < q < x, q divides x) into a major and a minor factor (one more factor in l):
  * exactly when q divides its live count and range (docs/movement.md), otherwise as two parts of the whole digit,
  * regrouped (or refused) when the mapping is flattened. */
@@ -52,18 +66,15 @@ static MvCode cut(const Prog *p, const Map *e, MvList *l, int i, uint64_t q, MvD
         f.rooted = true;
         f.root = whole_of(&f);
     }
+    if (!f.piece && f.r % q == 0 && f.m % q == 0) {
+        l->f[i] = f;
+        mv_cut_exact(l, i, q);
+        return MV_OK;
+    }
     MvFactor major = f, minor = f;
     if (f.piece) {
         major.lo = f.lo * q;
         minor.hi = f.lo * q;
-        major.x = f.x / q;
-        minor.x = q;
-    } else if (f.r % q == 0 && f.m % q == 0) {
-        major.s = f.s * q;
-        major.m = f.m / q;
-        major.r = f.r / q;
-        major.x = f.x / q;
-        minor.m = minor.r = minor.x = q;
     } else {
         major.piece = minor.piece = true;
         major.inexact = minor.inexact = true;
@@ -72,9 +83,9 @@ static MvCode cut(const Prog *p, const Map *e, MvList *l, int i, uint64_t q, MvD
         major.hi = f.x;
         minor.lo = 1;
         minor.hi = q;
-        major.x = f.x / q;
-        minor.x = q;
     }
+    major.x = f.x / q;
+    minor.x = q;
     memmove(&l->f[i + 2], &l->f[i + 1], (size_t)(l->n - i - 1) * sizeof *l->f);
     l->f[i] = major;
     l->f[i + 1] = minor;

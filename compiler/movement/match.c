@@ -56,16 +56,7 @@ static MvCode cut_at(const Prog *p, MvList *l, int i, uint64_t b, const char *na
                        (unsigned long long)b, why);
     if (l->n == MV_MAX_RAW)
         return mv_fail(d, MV_UNSUPPORTED, "more than 64 factors after refinement");
-    MvFactor major = f, minor = f;
-    major.s = f.s * q;
-    major.m = f.m / q;
-    major.r = f.r / q;
-    major.x = f.x / q;
-    minor.m = minor.r = minor.x = q;
-    memmove(&l->f[i + 2], &l->f[i + 1], (size_t)(l->n - i - 1) * sizeof *l->f);
-    l->f[i] = major;
-    l->f[i + 1] = minor;
-    l->n++;
+    mv_cut_exact(l, i, q);
     return MV_OK;
 }
 

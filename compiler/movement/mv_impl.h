@@ -55,6 +55,15 @@ MvCode mv_flatten(const Prog *p, const Map *e, MvPart part, MvList *out, MvDiag 
  * mv_flatten on each mapping, and again on a stream made of several (time, packet). */
 MvCode mv_check_digits(const Prog *p, const Map *e, const MvList *l, int from, MvDiag *d);
 
+/* Cuts l->f[i] at minor extent q where it divides the factor's extent, live count and range: a major factor of stride
+ * s*q and a full minor one of q (one more factor in l, which must have room). */
+void mv_cut_exact(MvList *l, int i, uint64_t q);
+
+/* Merges the entries e[0..n) of one descriptor (outermost first) from the innermost outward: an outer n1:(r1, w1)
+ * joins the inner run n2:(r2, w2) when r1 = n2*r2, w1 = n2*w2 and n1*n2 <= 65536, as n1*n2:(r2, w2). One side is
+ * merged as pairs of equal strides. Returns the entries written to out. */
+int mv_merge(const MvPair *e, int n, MvPair *out);
+
 /* The product of the extents of l's factors [from, to). */
 uint64_t mv_volume(const MvList *l, int from, int to);
 
