@@ -13,7 +13,7 @@ _mapc()
     COMPREPLY=()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="check eval table draw diff equiv norm lower describe export emit run where help"
+    local commands="check eval table draw diff equiv norm lower describe export emit run where sequence dma tails dma-cost help"
 
     local colors="--color=auto --color=always --color=never"
     # the command: the first word that is not the global --color option
@@ -32,12 +32,14 @@ _mapc()
         check) opts="--isa --help" ;;
         eval) opts="-e --help" ;;
         table) opts="--rows --cols --all --color=auto --color=always --color=never --max-cells --help" ;;
-        draw) opts="-o --view --axes --color-by --rows --max-cells --help" ;;
+        draw) opts="-o --view --axes --color-by --rows --max-cells --time --packet --mode --type --help" ;;
         diff) opts="-o --view --axes --rows --max-cells --help" ;;
         emit) opts="-o --header --emit=obj --emit=asm --emit=llvm -O0 -O1 -O2 -O3 --cpu --prefix --isa --help" ;;
         run) opts="--m --n --k --threads --reps --seed --alpha --beta --check --isa --mpi --help" ;;
-        equiv|norm|lower|describe|where) opts="--help" ;;
+        equiv|norm|lower|describe|where|tails|dma-cost) opts="--help" ;;
         export) opts="--to --lanes --warps --blocks --help" ;;
+        sequence) opts="--time --packet --mode --type --cycles --help" ;;
+        dma) opts="--time --packet --engines --stream --help" ;;
     esac
     opts="$opts $colors"
     if [[ $cmd == help ]]; then   # mapc help COMMAND
@@ -50,6 +52,11 @@ _mapc()
         --isa) COMPREPLY=($(compgen -W "avx512 avx2 portable" -- "$cur")); return ;;
         --check) COMPREPLY=($(compgen -W "all auto" -- "$cur")); return ;;
         --mpi) COMPREPLY=($(compgen -W "on off auto" -- "$cur")); return ;;
+        --mode) COMPREPLY=($(compgen -W "read write carve" -- "$cur")); return ;;
+        --type) COMPREPLY=($(compgen -W "i4 i8 f8 bf16 f16 f32 i32 f64" -- "$cur")); return ;;
+        --cycles) COMPREPLY=($(compgen -W "on off" -- "$cur")); return ;;
+        --stream) COMPREPLY=($(compgen -W "default fit" -- "$cur")); return ;;
+        --time|--packet|--engines) return ;;
         --cpu) COMPREPLY=($(compgen -W "native x86-64 x86-64-v2 x86-64-v3 x86-64-v4 skylake-avx512 znver4" -- "$cur")); return ;;
         -o|--header) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
@@ -70,7 +77,7 @@ _mapc()
     local -a args=()
     for (( i = cmdi + 1; i < COMP_CWORD; i++ )); do
         case ${COMP_WORDS[i]} in
-            -o|--header|--isa|--check|--mpi|--cpu|--prefix|--max-cells|--rows|--cols|--color|--color-by|--view|--axes|--m|--n|--k|--threads|--reps|--seed|--alpha|--beta) (( i++ )) ;;
+            -o|--header|--isa|--check|--mpi|--cpu|--prefix|--max-cells|--rows|--cols|--color|--color-by|--view|--axes|--m|--n|--k|--threads|--reps|--seed|--alpha|--beta|--time|--packet|--engines|--mode|--type|--cycles|--stream) (( i++ )) ;;
             --to|--lanes|--warps|--blocks) (( i++ )) ;;
             -e) (( i++ )); args+=("-e") ;;
             -*) ;;
@@ -89,6 +96,8 @@ _mapc()
     case $cmd in
         run) (( ${#args[@]} == 1 )) && COMPREPLY=($(compgen -W "$(_mapc_declared kernel "$file")" -- "$cur")) ;;
         where) (( ${#args[@]} == 1 )) && COMPREPLY=($(compgen -W "$(_mapc_declared tensor "$file")" -- "$cur")) ;;
+        dma) (( ${#args[@]} <= 2 )) && COMPREPLY=($(compgen -W "$(_mapc_declared tensor "$file")" -- "$cur")) ;;
+        sequence|tails) (( ${#args[@]} <= 2 )) && COMPREPLY=($(compgen -W "$(_mapc_declared type "$file")" -- "$cur")) ;;
         table|draw) (( ${#args[@]} == 1 )) &&
             COMPREPLY=($(compgen -W "$(_mapc_declared type "$file") $(_mapc_declared tensor "$file")" -- "$cur")) ;;
         eval|norm|lower|describe) (( ${#args[@]} == 1 )) && COMPREPLY=($(compgen -W "$(_mapc_declared type "$file")" -- "$cur")) ;;

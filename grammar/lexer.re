@@ -168,8 +168,11 @@ bool lex_next(Lexer *lx, Token *t)
             ";" { TOK(TK_SEMI); }
             ":" { TOK(TK_COLON); }
             "->" { TOK(TK_ARROW); }
+            "<=" { TOK(TK_LE); }
+            ">=" { TOK(TK_GE); }
             "<" { TOK(TK_LT); }
             ">" { TOK(TK_GT); }
+            "." { TOK(TK_DOT); }
             "==" { TOK(TK_EQEQ); }
             "!=" { TOK(TK_NE); }
             "=" { TOK(TK_EQ); }

@@ -36,6 +36,8 @@
 %token KW_KERNEL.
 /* A lone index literal (prog_parse_index). */
 %token INDEX_START.
+/* NPU movement assertions (sema_movement.c): sequence(...) == [n:s, ...]:P, dma(S -> D).cycles <= N. */
+%token DOT LE GE.
 
 %type mapping {const Map *}
 %type mapref {const Map *}
@@ -73,6 +75,33 @@ type_head(H) ::= KW_TYPE IDENT(N) EQ. { H = N; ps->defining = arena_strndup(&ps-
 stmt ::= KW_ASSERT(A) mapref(M) LBRACK NUM(P) RBRACK EQEQ cellv(C) SEMI. { sema_assert_cell(ps, A.loc, M, P, &C); }
 stmt ::= KW_ASSERT(A) mapref(X) EQEQ mapref(Y) SEMI. { sema_assert_equiv(ps, A.loc, X, Y, true); }
 stmt ::= KW_ASSERT(A) mapref(X) NE mapref(Y) SEMI. { sema_assert_equiv(ps, A.loc, X, Y, false); }
+
+/* NPU movement (sema_movement.c): "assert sequence(BUF; TIME; PACKET; MODE[; TYPE]) == [n:s, ...]:P;", with .raw,
+ * and "assert dma(SRC -> DST[; TIME; PACKET[; ENGINES]]).cycles <= N;" (.read and .write take configs). The callee
+ * and the field are words the checker interprets. */
+%type mvarg {MvArg}
+%type mvargs {MvArgs *}
+%type seqlit {SeqLit *}
+%type seqents {SeqLit *}
+%type mvcmp {int}
+stmt ::= KW_ASSERT(A) IDENT(F) LPAREN mvargs(L) RPAREN EQEQ seqlit(C) SEMI. { sema_assert_movement(ps, A.loc, F, L, NULL, TK_EQEQ, C, 0); }
+stmt ::= KW_ASSERT(A) IDENT(F) LPAREN mvargs(L) RPAREN DOT IDENT(G) EQEQ seqlit(C) SEMI. { sema_assert_movement(ps, A.loc, F, L, &G, TK_EQEQ, C, 0); }
+stmt ::= KW_ASSERT(A) IDENT(F) LPAREN mvargs(L) RPAREN DOT IDENT(G) mvcmp(O) NUM(N) SEMI. { sema_assert_movement(ps, A.loc, F, L, &G, O, NULL, N.num); }
+mvcmp(R) ::= EQEQ. { R = TK_EQEQ; }
+mvcmp(R) ::= NE. { R = TK_NE; }
+mvcmp(R) ::= LT. { R = TK_LT; }
+mvcmp(R) ::= LE. { R = TK_LE; }
+mvcmp(R) ::= GT. { R = TK_GT; }
+mvcmp(R) ::= GE. { R = TK_GE; }
+mvarg(R) ::= IDENT(N). { R = (MvArg){.word = N}; }
+mvarg(R) ::= mapping(M). { R = (MvArg){.map = M, .is_map = true}; }
+mvarg(R) ::= IDENT(S) ARROW IDENT(D). { R = (MvArg){.word = S, .to = D, .arrow = true}; }
+mvargs(R) ::= mvarg(A). { R = sema_mv_arg(ps, NULL, A); }
+mvargs(R) ::= mvargs(L) SEMI mvarg(A). { R = sema_mv_arg(ps, L, A); }
+seqlit(R) ::= LBRACK(B) RBRACK COLON NUM(P). { R = sema_seq_entry(ps, NULL, B, 0, 0); if (R) R->packet = P.num; }
+seqlit(R) ::= LBRACK seqents(L) RBRACK COLON NUM(P). { R = L; if (R) R->packet = P.num; }
+seqents(R) ::= NUM(N) COLON NUM(S). { R = sema_seq_entry(ps, NULL, N, N.num, S.num); }
+seqents(R) ::= seqents(L) COMMA NUM(N) COLON NUM(S). { R = sema_seq_entry(ps, L, N, N.num, S.num); }
 
 /* A relayout kernel: every live cell of DST receives the SRC element with the same index. */
 stmt ::= KW_COPY(C) IDENT(N) COLON mapref(S) ARROW mapref(D) KW_AS IDENT(T) SEMI. { sema_copy(ps, C.loc, N, S, D, T); }

@@ -162,4 +162,12 @@ int rt_dma(RtContext *rt, const RtView *dst, const RtView *src);
  * set. */
 int rt_dma_chip_bytes(RtContext *rt, const RtView *dst, const RtView *src, uint64_t *bytes);
 
+/* The NPU DMA command rt_dma's move corresponds to (npu.c): what mapc dma derives for the two views'
+ * distributions over the destination's own stream (with fit, its packet narrowed as mapc dma --stream fit does),
+ * with its tails, alignment and cycles (docs/movement.md). 0, or -1 with rt_error set and the reason in *d (HBM
+ * and DM views only). */
+struct MvDma;
+struct MvDiag;
+int rt_dma_npu(RtContext *rt, const RtView *dst, const RtView *src, bool fit, struct MvDma *out, struct MvDiag *d);
+
 #endif

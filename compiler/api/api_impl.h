@@ -47,6 +47,15 @@ void api_set_error(char *buf, size_t cap, const char *fmt, ...) __attribute__((f
  * integer; false with the message in err[cap] ("alpha (nan) must be finite and within the range of f32"). */
 bool api_scalar_ok(bool is_int, const char *what, double v, char *err, size_t cap);
 
+/* The public plan of a derived DMA command, and a movement error as its public code with the message in err (may
+ * be NULL): api_seq.c, for the runtime's mapc_dma_npu too. */
+struct MvDma;
+struct MvDiag;
+struct mapc_dma_plan;
+struct mapc_diag;
+void api_dma_plan(const struct MvDma *x, struct mapc_dma_plan *out);
+int api_movement_error(struct mapc_diag *err, const struct MvDiag *d);
+
 /* Appends a diagnostic without a source position to the program (what a call refuses); returns s. */
 mapc_status api_refuse(mapc_program *p, mapc_status s, const char *msg);
 

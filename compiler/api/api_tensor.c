@@ -1,6 +1,8 @@
 /* api_tensor.c — the public device-tensor API (mapc_runtime, mapc_tensor, mapc_view): tensors over units,
  * host transfers, tiles and DMA through the runtime. */
 #include "api_impl.h"
+#include "movement/movement.h"
+#include "seq.h"
 #include "rt.h"
 #include "transport.h"
 
@@ -229,4 +231,32 @@ mapc_status mapc_view_read(mapc_runtime *r, const mapc_view *src, void *host)
 mapc_status mapc_dma(mapc_runtime *r, const mapc_view *dst, const mapc_view *src)
 {
     GUARDED(move_body(r, dst, src, NULL, 2));
+}
+
+/* The NPU command behind a DMA (seq.h): rt_dma_npu, and its plan in public values. */
+static int dma_npu_body(mapc_runtime *r, const mapc_view *dst, const mapc_view *src, int fit, mapc_dma_plan *out,
+                        mapc_diag *err)
+{
+    MvDma *x = mem_alloc(sizeof *x);
+    MvDiag d;
+    int st = 0;
+    if (rt_dma_npu(r->rt, &dst->v, &src->v, fit != 0, x, &d) == 0)
+        api_dma_plan(x, out);
+    else
+        st = api_movement_error(err, &d);
+    free(x);
+    return st;
+}
+
+int mapc_dma_npu(mapc_runtime *r, const mapc_view *dst, const mapc_view *src, int fit, mapc_dma_plan *out,
+                 mapc_diag *err)
+{
+    if (!r || !dst || !src || !out) {
+        if (err) {
+            err->code = MAPC_ERR_ARGUMENT;
+            strcpy(err->message, "bad argument (a NULL pointer)");
+        }
+        return MAPC_ERR_ARGUMENT;
+    }
+    GUARDED(dma_npu_body(r, dst, src, fit, out, err));
 }

@@ -61,6 +61,11 @@ void jit_module_free(JitModule *j);
  * JIT. NULL after appending a diagnostic to d. */
 JitModule *jit_copy_kernel(const Prog *prog, const Copy *c, int opt_level, Diags *d);
 
+/* A sequencer config (count entries n[i]:stride[i], outermost first; docs/movement.md) compiled into its address
+ * generator (cg_seq.c): void mapc_seq_walk(int64_t *out, int64_t base) stores base plus the buffer position of
+ * every stream position, in stream order, into out (the product of the n[i] slots). NULL after a diagnostic. */
+JitModule *jit_seq_walk(const uint64_t *n, const int64_t *stride, int count, int opt_level, Diags *d);
+
 /* The on-disk cache of compiled JIT code (process-wide, thread-safe): every JIT compilation first
  * looks for its object under dir, keyed by its IR, target and versions, and stores what it compiles.
  * NULL or "" turns the cache off (the default). false if out of memory. */

@@ -90,4 +90,20 @@ bool draw_tensor(Prog *p, const TensorDecl *t, const DrawOptions *o, DrawBytes *
 bool draw_diff(Prog *p, const char *name_a, const Map *a, const char *name_b, const Map *b, const DrawOptions *o,
                DrawDiff *d, DrawBytes *out, char *why, size_t size);
 
+/* ---- the walk of a sequencer config (walk.c) ---- */
+
+/* A config as plain arrays: count entries n[i]:stride[i], outermost first, and its printed form (the title). */
+typedef struct DrawWalk {
+    const uint64_t *n;
+    const int64_t *stride;
+    int count;
+    const char *config;
+} DrawWalk;
+
+/* Draws the buffer buf (titled title) as the stream of w visits it: each position coloured by the order of its
+ * first visit (dark first, light last), marked when visited again (a broadcast read), in its padding shade when
+ * never visited. Errors as draw_map, and a walk of more than 64 times the cell limit of stream positions. */
+bool draw_walk(Prog *p, const char *title, const Map *buf, const DrawWalk *w, const DrawOptions *o, DrawBytes *out,
+               char *why, size_t size);
+
 #endif

@@ -18,22 +18,6 @@ typedef struct DrawArgs {
     DrawOptions o;
 } DrawArgs;
 
-/* The format named by the extension of path; false if it is none of .svg, .png, .html (.htm). */
-static bool format_of(const char *path, DrawFormat *f)
-{
-    const char *dot = strrchr(path, '.');
-    if (!dot || strchr(dot, '/'))
-        return false;
-    if (strcasecmp(dot, ".svg") == 0)
-        *f = DRAW_SVG;
-    else if (strcasecmp(dot, ".png") == 0)
-        *f = DRAW_PNG;
-    else if (strcasecmp(dot, ".html") == 0 || strcasecmp(dot, ".htm") == 0)
-        *f = DRAW_HTML;
-    else
-        return false;
-    return true;
-}
 
 /* Parses the arguments of `cmd` (npos positional ones, --color-by only when color): DRV_EXIT_OK or a usage error.
  * The picture's colouring is --color-by KEY; --color=auto|always|never (the diagnostics') was taken out before. */
@@ -98,7 +82,7 @@ static int parse_args(const char *cmd, int argc, char **argv, int npos, bool col
                                cmd);
     if (!a->out)
         return drv_usage_error("%s needs -o OUT (.svg, .png or .html)", cmd);
-    if (!format_of(a->out, &a->o.format))
+    if (!drv_draw_format(a->out, &a->o.format))
         return drv_usage_error("cannot tell the format of '%s': name it .svg, .png or .html", a->out);
     if (a->o.rows && a->o.view == DRAW_VIEW_INDEX)
         return drv_usage_error("--rows splits the buffer view; the index view's rows are an axis (%s)", "--axes ROWS,COLUMNS");
@@ -122,6 +106,9 @@ static int start(const char *cmd, int argc, char **argv, int npos, bool color, D
 
 int cmd_draw(int argc, char **argv)
 {
+    for (int i = 0; i < argc; i++)
+        if (strcmp(argv[i], "--time") == 0) /* a sequencer walk (cmd_movement.c) */
+            return cmd_draw_walk(argc, argv);
     DrawArgs a = {0};
     Prog *p = NULL;
     int st = start("draw", argc, argv, 2, true, &a, &p);

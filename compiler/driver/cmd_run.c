@@ -282,6 +282,12 @@ static int run_kernel(Prog *p, const KernelDecl *k, const RunOptions *o)
         }
         if (root)
             print_plan(p, k, g, rt_threads(rt));
+        if (root) {
+            bool staged[3];
+            for (int i = 0; i < 3; i++)
+                staged[i] = !rt_gemm_access(g, i)->strided;
+            drv_npu_staging(p, k, staged);
+        }
         if (root && o->transport)
             printf("  processes: %d MPI ranks, one chip each (rank r computes chip r; moves between chips by "
                    "MPI messages)\n",

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -373,5 +374,21 @@ bool drv_mistyped_tensor(const Prog *p, const char *file, const char *name)
         prog_suggest(p, name, len, NAME_BIT(NAME_TYPE)))
         return false;
     drv_no_such(p, file, "type or tensor", name, NAME_TENSOR);
+    return true;
+}
+
+bool drv_draw_format(const char *path, DrawFormat *f)
+{
+    const char *dot = strrchr(path, '.');
+    if (!dot || strchr(dot, '/'))
+        return false;
+    if (strcasecmp(dot, ".svg") == 0)
+        *f = DRAW_SVG;
+    else if (strcasecmp(dot, ".png") == 0)
+        *f = DRAW_PNG;
+    else if (strcasecmp(dot, ".html") == 0 || strcasecmp(dot, ".htm") == 0)
+        *f = DRAW_HTML;
+    else
+        return false;
     return true;
 }

@@ -4,6 +4,7 @@
 #define MAPC_DRIVER_H
 
 #include "core/ast.h"
+#include "draw/draw.h"
 #include "eval/eval.h"
 #include "front/front.h"
 
@@ -89,6 +90,18 @@ int cmd_run(int argc, char **argv);
 int cmd_where(int argc, char **argv);
 int cmd_draw(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+/* cmd_movement.c: the NPU's sequencers and DMA commands (docs/movement.md). */
+int cmd_sequence(int argc, char **argv);
+int cmd_dma(int argc, char **argv);
+int cmd_tails(int argc, char **argv);
+int cmd_dma_cost(int argc, char **argv);
+/* mapc run's plan: for each staged operand (staged[i]: A, B, C), the NPU DMA command its move between the declared
+ * layout and row-major HBM corresponds to, with its cycles, or why there is no single command. */
+void drv_npu_staging(Prog *p, const KernelDecl *k, const bool staged[3]);
+/* "mapc draw FILE BUF --time T --packet P -o OUT ...": the picture of a sequencer walk (cmd_draw hands it over). */
+int cmd_draw_walk(int argc, char **argv);
+/* The picture format named by the extension of path; false if it is none of .svg, .png, .html (.htm). */
+bool drv_draw_format(const char *path, DrawFormat *f);
 /* "mapc table FILE TENSOR": the tensor's units as rows, each with its live count and what it holds; with more
  * than max_rows units (0: no limit) the first and last ones, and a line saying how many are hidden. */
 int drv_tensor_table(Prog *p, const TensorDecl *t, uint64_t max_rows);

@@ -27,6 +27,10 @@ static const char usage_text[] =
     "  emit  FILE -o OUT [options]   compile types, copies and kernels to an object, assembly or IR\n"
     "  run   FILE KERNEL [options]   JIT-compile a GEMM kernel, run it on seeded data, verify, time\n"
     "  where FILE TENSOR INDEX       every unit and element position holding INDEX (an i![...] literal)\n"
+    "  sequence FILE BUF --time T --packet P   the NPU sequencer config of BUF walked as [T, P]\n"
+    "  dma   FILE SRC DST            the NPU DMA command moving tensor SRC to DST: configs, tails, cycles\n"
+    "  tails FILE SRC DST            the DMA tails of two mappings: \"tails: SRC_PACKET DST_PACKET COMMON\"\n"
+    "  dma-cost PLAN                 the cycles of an explicit DMA command plan\n"
     "\n"
     "NAME is a type defined in the program, or an inline m![...].\n"
     "FILE '-' is standard input (named <stdin> in diagnostics).\n"
@@ -77,7 +81,10 @@ static const struct {
              "safe colours, more a cyclic map; padding kinds and oob have shades of their own. The format follows\n"
              "OUT's extension; SVG cells carry a <title> and the HTML page shows the cell under the pointer. Over\n"
              "4096 cells the picture is compact: one path per colour, tiles outlined, sampled labels. Pictures of\n"
-             "more than 262144 cells (or --max-cells N) are refused.\n"},
+             "more than 262144 cells (or --max-cells N) are refused.\n"
+             "       mapc draw FILE BUF --time T --packet P -o OUT [--mode read|write|carve] [--type ELEM]\n"
+             "Draws the walk of the sequencer of mapc sequence: BUF's cells coloured by the order the stream first\n"
+             "visits them (dark first, light last), cells read again (broadcasts) marked, cells never visited grey.\n"},
     {"diff", "usage: mapc diff FILE NAME1 NAME2 -o OUT.svg|OUT.png|OUT.html [--view index|buffer] [--axes ROWS,COLS]\n"
              "                 [--rows N] [--max-cells N]\n"
              "Draws where two mappings differ. --view index (the default over two axes or more, unless only padding\n"
@@ -141,6 +148,41 @@ static const struct {
                "Dimensions are NAME's axes in declaration order. When NAME has no such form, prints\n"
                "\"no FORMAT-NOUN: REASON\" and exits 1. The literals cute![...], cute_tiler![...],\n"
                "triton![...], affine![...], index_map![...] and strided![...] read them back.\n"},
+    {"sequence", "usage: mapc sequence FILE BUF --time T --packet P [--mode read|write|carve] [--type ELEM]\n"
+                 "                     [--cycles on|off]\n"
+                 "Derives the NPU sequencer that walks the buffer BUF as the stream m![{T}, {P}] (BUF, T and P are\n"
+                 "types or inline m![...]; ELEM i4, i8 (default), f8, bf16, f16, f32, i32 or f64) and prints\n"
+                 "  config: [n:stride, ...]:P     merged per descriptor (time, packet), as the limits check it\n"
+                 "  raw: [n:stride, ...]:P        one entry per stream digit, in stream order\n"
+                 "  entries: N (time T, packet K)\n"
+                 "  access: A (run R, read S, reads K)   elements per access, contiguous run, read size, reads\n"
+                 "  bank run: B                   consecutive accesses sharing a DM bank (at most 63 with DMA)\n"
+                 "and with --cycles on \"fetch cycles: N\" (|T| times the reads per packet). An error prints\n"
+                 "\"error: CODE: MESSAGE\" (CODE unsupported, incompatible, input-bottom-padding, unmatched-segment,\n"
+                 "unconsumed, iteration-limit, too-many-entries, innermost-entry or packet-size) and exits 1.\n"},
+    {"dma", "usage: mapc dma FILE SRC DST [--time T --packet P] [--engines M] [--stream default|fit]\n"
+            "Derives the NPU DMA command moving the tensor SRC (HBM or DM) into the tensor DST over the stream\n"
+            "m![{M}, {T}, {P}] (default: DST's layout without its unit padding, its innermost digit the packet; M: the\n"
+            "engines, an outer digit whose positions are per-engine bases, default one engine; --stream fit: the\n"
+            "default stream with its packet narrowed to DST's innermost digits that are one run in both tensors and\n"
+            "fit 4096 bytes) and prints\n"
+            "  read: [n:stride, ...]:P       the read sequencer (strides in SRC's layout positions)\n"
+            "  write: [n:stride, ...]:P      the write sequencer, with the same loop counts\n"
+            "  engines: E\n"
+            "  tails: SRC_PACKET DST_PACKET COMMON   of the two element mappings\n"
+            "  align: A ok                   the alignment in bytes (8 with DM on either side, else 1)\n"
+            "  cycles: N                     the book's cost model: 500 per command, HBM and DM sides\n"
+            "An error prints \"error: CODE: MESSAGE\" (the sequence codes, or dma-type, dma-packet-contiguity,\n"
+            "dma-packet-size, dma-align) and exits 1.\n"},
+    {"tails", "usage: mapc tails FILE SRC DST\n"
+              "Prints \"tails: SRC_PACKET DST_PACKET COMMON\" for two mappings: COMMON the longest prefix of positions\n"
+              "holding equal cells, none pad(bottom) or pad(zero); each packet COMMON grown through its own pad(top).\n"},
+    {"dma-cost", "usage: mapc dma-cost PLAN\n"
+                 "Prints \"cycles: N\" for an explicit plan of DMA commands. PLAN: engines separated by ',', each\n"
+                 "commands joined by '+' and perhaps '*N' (N such engines); a command PACKETS:BYTES:SIDE>SIDE with\n"
+                 "SIDE hbm[/16|/32][c] (channels in use, default 32; c: row conflicts) or dm[/1|/2] (DMNs, default 2),\n"
+                 "as '65536:256:hbm/32c>dm*8'. A command costs 500 cycles plus its sides, added within a tier and\n"
+                 "overlapped across; an engine the sum of its commands; the plan its slowest engine.\n"},
     {"describe", "usage: mapc describe FILE NAME\n"
                  "Prints the mapping NAME as a layout descriptor, strided![...] (with a '// row-major' or\n"
                  "'// column-major' comment when it is one) or tiled![...], verified equivalent to NAME;\n"
@@ -204,7 +246,7 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*run)(int, char **);
-    } commands[] = {{"check", cmd_check}, {"eval", cmd_eval}, {"table", cmd_table}, {"equiv", cmd_equiv}, {"norm", cmd_norm}, {"lower", cmd_lower}, {"describe", cmd_describe}, {"export", cmd_export}, {"emit", cmd_emit}, {"run", cmd_run}, {"where", cmd_where}, {"draw", cmd_draw}, {"diff", cmd_diff}};
+    } commands[] = {{"check", cmd_check}, {"eval", cmd_eval}, {"table", cmd_table}, {"equiv", cmd_equiv}, {"norm", cmd_norm}, {"lower", cmd_lower}, {"describe", cmd_describe}, {"export", cmd_export}, {"emit", cmd_emit}, {"run", cmd_run}, {"where", cmd_where}, {"draw", cmd_draw}, {"diff", cmd_diff}, {"sequence", cmd_sequence}, {"dma", cmd_dma}, {"tails", cmd_tails}, {"dma-cost", cmd_dma_cost}};
     setvbuf(stdout, NULL, _IOLBF, 0); /* each result line as it is printed, also into a pipe (progress, mapc run) */
     if ((argc = take_color_options(argc, argv)) < 0)
         return DRV_EXIT_USAGE;

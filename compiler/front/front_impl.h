@@ -65,6 +65,25 @@ typedef struct KItem {
     struct KItem *next;     /* built newest first */
 } KItem;
 
+/* An argument of a movement assertion (sema_movement.c): a word (a type, tensor, mode or element type), an
+ * inline mapping, or SRC -> DST. */
+typedef struct MvArg {
+    Token word, to;
+    const Map *map;
+    bool is_map, arrow;
+} MvArg;
+typedef struct MvArgs {
+    int n;
+    MvArg a[8];
+} MvArgs;
+/* A sequencer config literal [n:s, ...]:P, in the arena (NULL after an error). */
+typedef struct SeqLit {
+    int n;
+    uint64_t n_of[64], s_of[64];
+    uint64_t packet;
+    Loc loc;
+} SeqLit;
+
 typedef struct KernelScope KernelScope;
 
 /* The context every grammar action receives. */
@@ -126,6 +145,13 @@ void sema_type(Parser *ps, Token name, const Map *m);
 const Map *sema_type_ref(Parser *ps, Token name);
 void sema_assert_cell(Parser *ps, Loc at, const Map *m, Token pos, const CellLit *expect);
 void sema_assert_equiv(Parser *ps, Loc at, const Map *a, const Map *b, bool want_equal);
+/* Movement assertions (sema_movement.c): the arguments collected (at most 8), the entries of a config literal (at most
+ * 64), and the assertion itself: callee sequence or dma, an optional field, the comparison op (TK_EQEQ, TK_LE, ...)
+ * against a config (cfg) or a number (value). */
+MvArgs *sema_mv_arg(Parser *ps, MvArgs *list, MvArg a);
+SeqLit *sema_seq_entry(Parser *ps, SeqLit *lit, Token at, uint64_t n, uint64_t s);
+void sema_assert_movement(Parser *ps, Loc at, Token callee, const MvArgs *args, const Token *field, int op,
+                          const SeqLit *cfg, uint64_t value);
 /* "copy NAME: SRC -> DST as T;": checks the name, the element type and that every live cell
  * of DST has a source position in SRC (the first one missing is diagnosed with its index). */
 void sema_copy(Parser *ps, Loc at, Token name, const Map *src, const Map *dst, Token elem);

@@ -27,7 +27,7 @@ syn match mapAxis "\<[A-Z][A-Za-z0-9_]*\>"
 syn match mapEscape "{[A-Za-z_][A-Za-z0-9_]*}"
 " operators: padding kinds, arrows, comparisons, the postfix operators
 syn match mapPadding "#\({[*0!]}\)\="
-syn match mapOperator "->\|==\|!=\|[=/%*<>]"
+syn match mapOperator "->\|==\|!=\|<=\|>=\|[=/%*<>.]"
 
 syn keyword mapTodo TODO FIXME XXX contained
 syn match mapComment "//.*$" contains=mapTodo,@Spell
