@@ -35,7 +35,7 @@ def integer(value, what, bounds, message, domain=None):
 
 def position(value, what="position"):
     """A buffer position (uint64_t), refused as `mapc eval` refuses one."""
-    return integer(value, what, U64, "{what} '{value}' is not a decimal 64-bit number")
+    return integer(value, what, U64, "{what} '{value}' is not a 64-bit number (decimal or 0x hex)")
 
 
 def threads(value):
