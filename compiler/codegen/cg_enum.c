@@ -35,7 +35,17 @@ typedef struct Enum {
     int depth;
     CgRegion *regs;
     int nregs, cap_regs;
+    /* The incremental each walk (cg_enumerate_each): set[t] while term t has its value for the code being
+     * generated; each assignment stores the coordinate of the term's axis where the visitor reads it. */
+    struct EachWalk *each;
+    bool *set;
 } Enum;
+
+/* cg_enumerate_each's state: the visitor and its context, the coordinates of live cells (public axes, updated
+ * where a term's loop advances) and those of padding cells (all 0, stored once). */
+typedef struct EachWalk {
+    LLVMValueRef visit, ctx, live, zeros;
+} EachWalk;
 
 static int count_terms(const Map *m)
 {
@@ -177,6 +187,27 @@ static void record_loop(Enum *e, Item *items, int n, LLVMValueRef pos, CgRegionL
     e->depth--;
 }
 
+/* Term t takes value v; in the each walk, the coordinate of its axis (the terms that have values, times their
+ * strides) is stored for the visitor, so coordinates change in memory only where their loops advance. */
+static void assign(Enum *e, int t, LLVMValueRef v)
+{
+    e->vals[t] = v;
+    if (!e->each || e->rec)
+        return;
+    e->set[t] = true;
+    Cg *cg = e->cg;
+    const CgPlan *pl = e->pl;
+    int axis = pl->cls[pl->terms[t].cls].axis, pub = prog_public_index(cg->prog, axis);
+    if (pub < 0)
+        return;
+    LLVMValueRef c = cg_const(cg, 0);
+    for (int u = 0; u < pl->nterms; u++)
+        if (e->set[u] && pl->cls[pl->terms[u].cls].axis == axis && pl->terms[u].count > 1)
+            c = LLVMBuildNUWAdd(cg->b, c, LLVMBuildNUWMul(cg->b, e->vals[u], cg_const(cg, pl->terms[u].stride), ""), "");
+    LLVMValueRef at = LLVMConstInt(cg->i64, (unsigned)pub, false);
+    LLVMBuildStore(cg->b, c, LLVMBuildGEP2(cg->b, cg->i64, e->each->live, &at, 1, ""));
+}
+
 static void gen(Enum *e, Item *items, int n, LLVMValueRef pos)
 {
     Cg *cg = e->cg;
@@ -232,8 +263,10 @@ static void gen(Enum *e, Item *items, int n, LLVMValueRef pos)
         if (it.fixed || it.n == 1) {
             uint64_t q = it.fixed ? it.q : 0;
             if (term && !e->dry)
-                e->vals[it.t0] = cg_const(cg, q);
+                assign(e, it.t0, cg_const(cg, q));
             gen_rest(e, items, n, e->dry ? pos : add_pos(e, pos, cg_const(cg, q), it.w));
+            if (term && e->set)
+                e->set[it.t0] = false;
             return;
         }
         if (e->dry) {
@@ -246,8 +279,10 @@ static void gen(Enum *e, Item *items, int n, LLVMValueRef pos)
         }
         Loop l = loop_open(cg);
         if (term)
-            e->vals[it.t0] = l.iv;
+            assign(e, it.t0, l.iv);
         gen_rest(e, items, n, add_pos(e, pos, l.iv, it.w));
+        if (term && e->set)
+            e->set[it.t0] = false;
         loop_close(cg, &l, it.n);
         return;
     }
@@ -410,6 +445,80 @@ bool cg_enum_regions(Cg *cg, const Map *m, const CgGiven *given, CgRegion **regi
     free(e.present);
     free(e.taken);
     return ok;
+}
+
+/* The body of the incremental each walk: the visitor called with the live coordinates or the zeros. */
+static void each_visit(Cg *cg, void *user, LLVMValueRef pos, LLVMValueRef kind, LLVMValueRef *sub, LLVMValueRef *vals,
+                       const bool *present)
+{
+    (void)sub;
+    (void)vals;
+    (void)present;
+    EachWalk *w = user;
+    bool live = LLVMConstIntGetZExtValue(kind) == CELL_LIVE;
+    LLVMValueRef args[4] = {w->ctx, pos, kind, live ? w->live : w->zeros};
+    LLVMBuildCall2(cg->b, cg->visit_ty, w->visit, args, 4, "");
+}
+
+/* The body of the general each walk: every public coordinate stored, then the visitor called. */
+static void each_body(Cg *cg, void *user, LLVMValueRef pos, LLVMValueRef kind, LLVMValueRef *sub, LLVMValueRef *vals,
+                      const bool *present)
+{
+    (void)vals;
+    (void)present;
+    EachWalk *w = user;
+    for (int a = 0; a < cg->prog->naxes; a++) {
+        int i = prog_public_index(cg->prog, a);
+        if (i < 0)
+            continue;
+        LLVMValueRef idx = LLVMConstInt(cg->i64, (unsigned)i, false);
+        LLVMBuildStore(cg->b, sub[a], LLVMBuildGEP2(cg->b, cg->i64, w->live, &idx, 1, ""));
+    }
+    LLVMValueRef args[4] = {w->ctx, pos, kind, w->live};
+    LLVMBuildCall2(cg->b, cg->visit_ty, w->visit, args, 4, "");
+}
+
+void cg_enumerate_each(Cg *cg, const Map *m, LLVMValueRef visit, LLVMValueRef ctx)
+{
+    unsigned np = (unsigned)prog_public_axes(cg->prog);
+    EachWalk w = {.visit = visit, .ctx = ctx, .live = cg_alloca(cg, cg->i64, np ? np : 1, "coords")};
+    const CgPlan *pl = cg_plan(cg, m);
+    if (!pl) {
+        cg->failed = true;
+        return;
+    }
+    if (!pl->exact) {
+        cg_enumerate(cg, m, each_body, &w);
+        return;
+    }
+    /* digit-exact: a live cell's coordinates are sums of its terms' digits and every body's kind a constant */
+    w.zeros = cg_alloca(cg, cg->i64, np ? np : 1, "zeros");
+    for (unsigned i = 0; i < np; i++) {
+        LLVMValueRef at = LLVMConstInt(cg->i64, i, false);
+        LLVMBuildStore(cg->b, cg_const(cg, 0), LLVMBuildGEP2(cg->b, cg->i64, w.zeros, &at, 1, ""));
+        LLVMBuildStore(cg->b, cg_const(cg, 0), LLVMBuildGEP2(cg->b, cg->i64, w.live, &at, 1, ""));
+    }
+    Enum e = {.cg = cg, .pl = pl, .body = each_visit, .user = &w, .dry = true, .each = &w};
+    e.vals = mem_calloc((size_t)pl->nterms + 1, sizeof *e.vals);
+    e.present = mem_alloc(((size_t)pl->nterms + 1) * sizeof *e.present);
+    e.taken = mem_calloc((size_t)pl->npads + 1, sizeof *e.taken);
+    e.set = mem_calloc((size_t)pl->nterms + 1, sizeof *e.set);
+    for (int t = 0; t < pl->nterms; t++)
+        e.present[t] = true;
+    Item root = {.m = m, .n = m->size, .w = 1};
+    gen(&e, &root, 1, NULL);
+    if (e.bodies > CG_MAX_BODIES) {
+        e.each = NULL;
+        gen_flat(cg, m, each_body, &w);
+    } else {
+        e.dry = false;
+        e.bodies = 0;
+        gen(&e, &root, 1, cg_const(cg, 0));
+    }
+    free(e.vals);
+    free(e.present);
+    free(e.taken);
+    free(e.set);
 }
 
 void cg_enumerate(Cg *cg, const Map *m, CgBodyFn body, void *user)

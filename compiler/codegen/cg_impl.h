@@ -164,6 +164,10 @@ LLVMValueRef cg_sat_mulc(Cg *cg, LLVMValueRef x, uint64_t w);
 typedef void (*CgBodyFn)(Cg *cg, void *user, LLVMValueRef pos, LLVMValueRef kind, LLVMValueRef *sub,
                          LLVMValueRef *vals, const bool *present);
 void cg_enumerate(Cg *cg, const Map *m, CgBodyFn body, void *user);
+/* The body of E_each: every position of m in order, visit(ctx, pos, kind, coords) called with the public
+ * coordinates; for a digit-exact m each coordinate is stored only where a loop of its axis advances (the
+ * visitor must not write them), padding cells get an array of zeros. */
+void cg_enumerate_each(Cg *cg, const Map *m, LLVMValueRef visit, LLVMValueRef ctx);
 /* A sub-mapping whose term values are given at run time instead of enumerated: node (a node of the
  * enumerated mapping, met at a live position) has its terms' values, in pre-order, at values[0..]
  * (an i64 pointer), and contributes nothing to the position (the caller offsets the buffers). */
