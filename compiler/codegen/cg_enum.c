@@ -32,7 +32,7 @@ typedef struct Enum {
      * region; positions and fixed term values stay constants. */
     bool rec;
     CgRegionLoop *stack;
-    int depth;
+    int depth, cap_stack;
     CgRegion *regs;
     int nregs, cap_regs;
     /* The incremental each walk (cg_enumerate_each): set[t] while term t has its value for the code being
@@ -54,17 +54,6 @@ static int count_terms(const Map *m)
     case MAP_SYM: case MAP_STRIDE: case MAP_MOD: return 1;
     case MAP_RESIZE: case MAP_PAD: return count_terms(m->l);
     case MAP_PAIR: return count_terms(m->l) + count_terms(m->r);
-    }
-    return 0;
-}
-
-static int count_bcasts(const Map *m)
-{
-    switch (m->kind) {
-    case MAP_BCAST: return 1;
-    case MAP_SYM: case MAP_STRIDE: case MAP_MOD: return 0;
-    case MAP_RESIZE: case MAP_PAD: return count_bcasts(m->l);
-    case MAP_PAIR: return count_bcasts(m->l) + count_bcasts(m->r);
     }
     return 0;
 }
@@ -182,6 +171,10 @@ static void record_loop(Enum *e, Item *items, int n, LLVMValueRef pos, CgRegionL
 {
     if (l.term >= 0)
         e->vals[l.term] = cg_const(e->cg, 0);
+    if (e->depth == e->cap_stack) {
+        e->cap_stack = e->cap_stack ? 2 * e->cap_stack : 16;
+        e->stack = mem_realloc(e->stack, (size_t)e->cap_stack * sizeof *e->stack);
+    }
     e->stack[e->depth++] = l;
     gen_rest(e, items, n, pos);
     e->depth--;
@@ -358,6 +351,28 @@ static void gen(Enum *e, Item *items, int n, LLVMValueRef pos)
     }
 }
 
+/* An enumeration of plan pl (dry, nothing generated yet) with the body given; enum_free releases it. */
+static Enum enum_init(Cg *cg, const CgPlan *pl, const CgGiven *given, CgBodyFn body, void *user)
+{
+    Enum e = {.cg = cg, .pl = pl, .body = body, .user = user, .dry = true, .given = given};
+    e.vals = mem_calloc((size_t)pl->nterms + 1, sizeof *e.vals);
+    e.present = mem_alloc(((size_t)pl->nterms + 1) * sizeof *e.present);
+    e.taken = mem_calloc((size_t)pl->npads + 1, sizeof *e.taken);
+    for (int t = 0; t < pl->nterms; t++)
+        e.present[t] = true;
+    return e;
+}
+
+static void enum_free(Enum *e)
+{
+    free(e->vals);
+    free(e->present);
+    free(e->taken);
+    free(e->set);
+    free(e->stack);
+    free(e->regs);
+}
+
 /* Fallback: one loop over the positions, each cell through the cell function. */
 static void gen_flat(Cg *cg, const Map *m, CgBodyFn body, void *user)
 {
@@ -385,12 +400,7 @@ bool cg_enumerate_given(Cg *cg, const Map *m, const CgGiven *given, CgBodyFn bod
         cg->failed = true;
         return true;
     }
-    Enum e = {.cg = cg, .pl = pl, .body = body, .user = user, .dry = true, .given = given};
-    e.vals = mem_calloc((size_t)pl->nterms + 1, sizeof *e.vals);
-    e.present = mem_alloc(((size_t)pl->nterms + 1) * sizeof *e.present);
-    e.taken = mem_calloc((size_t)pl->npads + 1, sizeof *e.taken);
-    for (int t = 0; t < pl->nterms; t++)
-        e.present[t] = true;
+    Enum e = enum_init(cg, pl, given, body, user);
     Item root = {.m = m, .n = m->size, .w = 1};
     gen(&e, &root, 1, NULL);
     bool ok = true;
@@ -403,9 +413,7 @@ bool cg_enumerate_given(Cg *cg, const Map *m, const CgGiven *given, CgBodyFn bod
         e.bodies = 0;
         gen(&e, &root, 1, cg_const(cg, 0));
     }
-    free(e.vals);
-    free(e.present);
-    free(e.taken);
+    enum_free(&e);
     return ok;
 }
 
@@ -416,14 +424,7 @@ bool cg_enum_regions(Cg *cg, const Map *m, const CgGiven *given, CgRegion **regi
     const CgPlan *pl = cg_plan(cg, m);
     if (!pl || !pl->exact)
         return false;
-    Enum e = {.cg = cg, .pl = pl, .dry = true, .given = given};
-    int nitems = pl->nterms + pl->npads + count_bcasts(m) + 1; /* loops nest at most once per node */
-    e.vals = mem_calloc((size_t)pl->nterms + 1, sizeof *e.vals);
-    e.present = mem_alloc(((size_t)pl->nterms + 1) * sizeof *e.present);
-    e.taken = mem_calloc((size_t)pl->npads + 1, sizeof *e.taken);
-    e.stack = mem_alloc((size_t)nitems * sizeof *e.stack);
-    for (int t = 0; t < pl->nterms; t++)
-        e.present[t] = true;
+    Enum e = enum_init(cg, pl, given, NULL, NULL);
     Item root = {.m = m, .n = m->size, .w = 1};
     gen(&e, &root, 1, NULL);
     bool ok = e.bodies <= CG_MAX_BODIES;
@@ -439,11 +440,7 @@ bool cg_enum_regions(Cg *cg, const Map *m, const CgGiven *given, CgRegion **regi
             memcpy(*regions, e.regs, (size_t)e.nregs * sizeof **regions);
         *nregions = e.nregs;
     }
-    free(e.regs);
-    free(e.stack);
-    free(e.vals);
-    free(e.present);
-    free(e.taken);
+    enum_free(&e);
     return ok;
 }
 
@@ -498,13 +495,9 @@ void cg_enumerate_each(Cg *cg, const Map *m, LLVMValueRef visit, LLVMValueRef ct
         LLVMBuildStore(cg->b, cg_const(cg, 0), LLVMBuildGEP2(cg->b, cg->i64, w.zeros, &at, 1, ""));
         LLVMBuildStore(cg->b, cg_const(cg, 0), LLVMBuildGEP2(cg->b, cg->i64, w.live, &at, 1, ""));
     }
-    Enum e = {.cg = cg, .pl = pl, .body = each_visit, .user = &w, .dry = true, .each = &w};
-    e.vals = mem_calloc((size_t)pl->nterms + 1, sizeof *e.vals);
-    e.present = mem_alloc(((size_t)pl->nterms + 1) * sizeof *e.present);
-    e.taken = mem_calloc((size_t)pl->npads + 1, sizeof *e.taken);
+    Enum e = enum_init(cg, pl, NULL, each_visit, &w);
+    e.each = &w;
     e.set = mem_calloc((size_t)pl->nterms + 1, sizeof *e.set);
-    for (int t = 0; t < pl->nterms; t++)
-        e.present[t] = true;
     Item root = {.m = m, .n = m->size, .w = 1};
     gen(&e, &root, 1, NULL);
     if (e.bodies > CG_MAX_BODIES) {
@@ -515,10 +508,7 @@ void cg_enumerate_each(Cg *cg, const Map *m, LLVMValueRef visit, LLVMValueRef ct
         e.bodies = 0;
         gen(&e, &root, 1, cg_const(cg, 0));
     }
-    free(e.vals);
-    free(e.present);
-    free(e.taken);
-    free(e.set);
+    enum_free(&e);
 }
 
 void cg_enumerate(Cg *cg, const Map *m, CgBodyFn body, void *user)

@@ -100,6 +100,15 @@ static void split_run(RlBox *b)
         }
 }
 
+/* The vector lanes for n values: vmax halved while above n, down to at least least (all powers of two). */
+static unsigned lanes_for(unsigned vmax, uint64_t n, unsigned least)
+{
+    unsigned vl = vmax;
+    while (vl > least && vl > n)
+        vl /= 2;
+    return vl;
+}
+
 /* Chooses b's mode, vector lanes and blocks for vectors of vmax lanes and caches c. */
 static void choose_mode(RlBox *b, unsigned vmax, unsigned esize, const TargetCaches *c)
 {
@@ -114,9 +123,7 @@ static void choose_mode(RlBox *b, unsigned vmax, unsigned esize, const TargetCac
         return;
     uint64_t na = b->d[b->a].n;
     if (b->kind != CELL_LIVE || b->b == b->a) {
-        unsigned vl = vmax;
-        while (vl > 1 && vl > na)
-            vl /= 2;
+        unsigned vl = lanes_for(vmax, na, 1);
         if (vl * esize >= 4) {
             b->mode = RL_RUN;
             b->vl = vl;
@@ -128,9 +135,21 @@ static void choose_mode(RlBox *b, unsigned vmax, unsigned esize, const TargetCac
     if (b->b < 0)
         return;
     uint64_t nb = b->d[b->b].n;
-    unsigned t = vmax < RL_MAX_TILE ? vmax : RL_MAX_TILE;
-    while (t > 4 && (t > na || t > nb))
-        t /= 2;
+    /* a with 2, 4 or 8 values (fewer than a full tile's side) whose plane with b is contiguous in the
+     * destination, or b so in the source: whole vectors along the wide one, (de)interleaved in registers */
+    unsigned full = vmax < RL_MAX_TILE ? vmax : RL_MAX_TILE;
+    bool weave_a = (na == 2 || na == 4 || na == 8) && na < full && b->d[b->b].dw == na && nb >= 4;
+    bool weave_b = !weave_a && (nb == 2 || nb == 4 || nb == 8) && nb < full && b->d[b->a].sw == nb && na >= 4;
+    if (weave_a || weave_b) {
+        unsigned vl = lanes_for(vmax, weave_a ? nb : na, 4);
+        if (vl * esize >= 4) {
+            b->mode = RL_WEAVE;
+            b->narrow_a = weave_a;
+            b->vl = vl;
+            return;
+        }
+    }
+    unsigned t = lanes_for(full, na < nb ? na : nb, 4);
     if (t < 4 || t * esize < 4)
         return;
     b->mode = RL_TILE;
@@ -198,6 +217,11 @@ static void order_levels(RlBox *b)
         streams = b->ba;
     } else if (b->mode == RL_RUN) {
         ext_d = ext_s = b->d[b->a].n;
+    } else if (b->mode == RL_WEAVE) {
+        uint64_t plane = b->d[b->a].n * b->d[b->b].n;
+        ext_d = b->narrow_a ? plane : b->d[b->a].n;
+        ext_s = b->narrow_a ? b->d[b->b].n : plane;
+        streams = b->narrow_a ? b->d[b->a].n : 1;
     }
     b->nlevels = n;
     for (int pos = n - 1; pos >= 0; pos--) {
@@ -258,7 +282,7 @@ static bool stores_aligned(const RlBox *b, uint64_t v)
     if (b->mode == RL_SCALAR || b->dbase % v)
         return false;
     for (int k = 0; k < b->nd; k++)
-        if (k != b->a && b->d[k].dw % v)
+        if (k != b->a && !(b->mode == RL_WEAVE && b->narrow_a && k == b->b) && b->d[k].dw % v)
             return false;
     return true;
 }
@@ -369,6 +393,15 @@ static void describe_box(const Prog *prog, const CgPlan *dpl, const RlPlan *p, c
             "(%llu, source stride 1), in L1 blocks of %llux%llu\n",
             b->vl, b->vl, b->vl * p->esize, na, (unsigned long long)b->d[b->a].n, nb, (unsigned long long)b->d[b->b].n,
             (unsigned long long)b->ba, (unsigned long long)b->bb);
+    } else if (b->mode == RL_WEAVE) {
+        dim_name(prog, dpl, b, b->a, na, sizeof na);
+        dim_name(prog, dpl, b, b->b, nb, sizeof nb);
+        const char *narrow = b->narrow_a ? na : nb, *wide = b->narrow_a ? nb : na;
+        uint64_t k = b->narrow_a ? b->d[b->a].n : b->d[b->b].n;
+        PUT(": %llu vectors of %u elements (%u bytes) along %s (%llu) %s %s (%llu, contiguous in the %s) in registers\n",
+            (unsigned long long)k, b->vl, b->vl * p->esize, wide, (unsigned long long)(b->narrow_a ? b->d[b->b].n : b->d[b->a].n),
+            b->narrow_a ? "interleaved over" : "deinterleaved from", narrow, (unsigned long long)k,
+            b->narrow_a ? "destination" : "source");
     } else {
         PUT(": element by element\n");
     }
@@ -389,6 +422,8 @@ static void describe_box(const Prog *prog, const CgPlan *dpl, const RlPlan *p, c
         PUT("%s vectors", b->nlevels ? "," : "");
     else if (b->mode == RL_TILE)
         PUT("%s tiles", b->nlevels ? "," : "");
+    else if (b->mode == RL_WEAVE)
+        PUT("%s vectors", b->nlevels ? "," : "");
     if (b->nlevels)
         PUT("; parts (threads) split the first %d\n", b->flat ? b->flat : 1);
     else

@@ -9,9 +9,10 @@
 enum { RL_MAX_DIMS = 64, RL_MAX_LEVELS = RL_MAX_DIMS + 2 };
 
 /* How a box's innermost work is done: element by element; vectors of vl elements along the dimension that is
- * contiguous in both (RUN); or vl x vl transposes in registers of the destination-contiguous dimension against
- * the source-contiguous one (TILE). */
-typedef enum { RL_SCALAR, RL_RUN, RL_TILE } RlMode;
+ * contiguous in both (RUN); vl x vl transposes in registers of the destination-contiguous dimension against
+ * the source-contiguous one (TILE); or, when one of the two has only 2, 4 or 8 values and the plane of both is
+ * contiguous on that side, that many vectors interleaved into (or deinterleaved from) as many (WEAVE). */
+typedef enum { RL_SCALAR, RL_RUN, RL_TILE, RL_WEAVE } RlMode;
 
 /* One dimension of a box: n values, i·dw added to the destination position, i·sw to the source position. */
 typedef struct RlDim {
@@ -40,6 +41,8 @@ typedef struct RlBox {
     unsigned vl;            /* RUN: lanes per vector; TILE: the side of a register tile */
     uint64_t run;           /* RUN: the elements contiguous in both (before cutting into chunks) */
     uint64_t ba, bb;        /* TILE: the L1 block along a and along b (multiples of vl) */
+    bool narrow_a;          /* WEAVE: a is the narrow dimension (source rows interleaved into the destination);
+                             * else b is (the contiguous source deinterleaved into destination rows) */
     RlLevel level[RL_MAX_LEVELS];
     int nlevels;
     int flat;               /* the first flat levels (dimensions) run as one loop, which parts split */

@@ -246,6 +246,88 @@ static void run(Rl *x, LLVMValueRef dpos, LLVMValueRef spos)
     }
 }
 
+/* A vector of the box's lanes whose lane i is element idx[i] of the concatenation of the k (a power of two)
+ * vectors in[], built as a tree of concatenations and one last shuffle. */
+static LLVMValueRef pick_lanes(Rl *x, LLVMValueRef *in, unsigned k, const unsigned *idx)
+{
+    Cg *cg = x->cg;
+    LLVMValueRef cur[8], m[RL_MAX_DIMS * 8];
+    unsigned w = x->b->vl;
+    for (unsigned i = 0; i < k; i++)
+        cur[i] = in[i];
+    for (; k > 2; k /= 2, w *= 2) {
+        for (unsigned i = 0; i < 2 * w; i++)
+            m[i] = LLVMConstInt(cg->i32, i, false);
+        LLVMValueRef id = LLVMConstVector(m, 2 * w);
+        for (unsigned i = 0; i < k / 2; i++)
+            cur[i] = LLVMBuildShuffleVector(cg->b, cur[2 * i], cur[2 * i + 1], id, "");
+    }
+    for (unsigned i = 0; i < x->b->vl; i++)
+        m[i] = LLVMConstInt(cg->i32, idx[i], false);
+    return LLVMBuildShuffleVector(cg->b, cur[0], k == 2 ? cur[1] : LLVMGetUndef(LLVMTypeOf(cur[0])),
+                                  LLVMConstVector(m, x->b->vl), "");
+}
+
+/* The lanes of vector j (of vl) that a weave of `count` elements fills. */
+static unsigned filled(const Rl *x, uint64_t count, unsigned j)
+{
+    uint64_t lo = (uint64_t)j * x->b->vl;
+    return count <= lo ? 0 : count - lo >= x->b->vl ? x->b->vl : (unsigned)(count - lo);
+}
+
+/* One step of a WEAVE box: w (<= vl) values of the wide dimension from w0 (i64), at the plane's offsets dpos,
+ * spos. Narrow a (k rows of the source): k source vectors along b, interleaved into k consecutive destination
+ * vectors; narrow b (k columns): k consecutive source vectors deinterleaved into k destination rows along a. */
+static void weave(Rl *x, LLVMValueRef dpos, LLVMValueRef spos, LLVMValueRef w0, unsigned w)
+{
+    const RlBox *b = x->b;
+    unsigned L = b->vl, k = (unsigned)(b->narrow_a ? b->d[b->a].n : b->d[b->b].n), idx[RL_MAX_DIMS];
+    LLVMValueRef in[8];
+    if (b->narrow_a) {
+        uint64_t swa = b->d[b->a].sw;
+        for (unsigned c = 0; c < k; c++)
+            in[c] = load_vec(x, add(x, spos, add(x, w0, c64(x, c * swa))), w);
+        LLVMValueRef at = add(x, dpos, mulc(x, w0, k));
+        for (unsigned j = 0; j < k; j++) {
+            unsigned lanes = filled(x, (uint64_t)k * w, j);
+            if (!lanes)
+                continue;
+            for (unsigned i = 0; i < L; i++) {
+                unsigned f = j * L + i;
+                idx[i] = (f % k) * L + f / k;
+            }
+            store_vec(x, pick_lanes(x, in, k, idx), add(x, at, c64(x, (uint64_t)j * L)), lanes);
+        }
+        return;
+    }
+    uint64_t dwb = b->d[b->b].dw;
+    LLVMValueRef from = add(x, spos, mulc(x, w0, k));
+    for (unsigned j = 0; j < k; j++) {
+        unsigned lanes = filled(x, (uint64_t)k * w, j);
+        in[j] = lanes ? load_vec(x, add(x, from, c64(x, (uint64_t)j * L)), lanes) : LLVMConstNull(x->vty);
+    }
+    for (unsigned c = 0; c < k; c++) {
+        for (unsigned i = 0; i < L; i++)
+            idx[i] = i * k + c;
+        store_vec(x, pick_lanes(x, in, k, idx), add(x, dpos, add(x, w0, c64(x, c * dwb))), w);
+    }
+}
+
+/* A WEAVE box's plane: steps of vl along the wide dimension, then a masked tail. */
+static void weaves(Rl *x, LLVMValueRef dpos, LLVMValueRef spos)
+{
+    const RlBox *b = x->b;
+    unsigned L = b->vl;
+    uint64_t n = b->narrow_a ? b->d[b->b].n : b->d[b->a].n;
+    if (n / L) {
+        RlLoop l = loop_begin(x, c64(x, 0), c64(x, n / L));
+        weave(x, dpos, spos, mulc(x, l.iv, L), L);
+        loop_end(x, &l, c64(x, n / L));
+    }
+    if (n % L)
+        weave(x, dpos, spos, c64(x, n / L * L), (unsigned)(n % L));
+}
+
 /* One element (a SCALAR box's body). */
 static void element(Rl *x, LLVMValueRef dpos, LLVMValueRef spos)
 {
@@ -264,6 +346,8 @@ static void body(Rl *x, LLVMValueRef dpos, LLVMValueRef spos, Range ra, Range rb
 {
     if (x->b->mode == RL_TILE)
         tiles(x, dpos, spos, ra, rb);
+    else if (x->b->mode == RL_WEAVE)
+        weaves(x, dpos, spos);
     else if (x->b->mode == RL_RUN)
         run(x, dpos, spos);
     else

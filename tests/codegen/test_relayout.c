@@ -2,7 +2,8 @@
  * axes (sizes that are and are not multiples of the vectors), split into digits, with top, zero and bottom
  * paddings; every element type; each program compiled for every ISA the host runs (AVX-512, AVX2, portable),
  * some with tiny caches (so that their blocks are small and their stores stream); every copy run whole at an
- * aligned and a misaligned destination, in parts and on two threads, on poisoned destinations.
+ * aligned and a misaligned destination, in parts and on two threads, on poisoned destinations; and a fixed program
+ * of narrow planes, whose plans must interleave or deinterleave vectors.
  *
  * Usage: test_relayout [SEED [COUNT [FIRST]]]   (defaults 1, 6, 0); MAPC_TEST_COUNT lowers COUNT. */
 #include "cgtest.h"
@@ -118,6 +119,16 @@ static char *program(uint64_t seed, bool big)
     return text;
 }
 
+/* Narrow planes (2, 4 or 8 values against many, contiguous on the narrow side), with tails and paddings: the
+ * interleaving and deinterleaving vectors; each copy's plan must say so where vectors are wider than the
+ * narrow side (AVX-512, AVX2). */
+static const char weave_text[] =
+    "axes![A = 37, B = 4, C = 2, D = 70];\n"
+    "type L0 = m![B, A]; type L1 = m![A, B]; type L2 = m![D, C]; type L3 = m![C, D];\n"
+    "type L4 = m![C, A #{0} 40, B]; type L5 = m![A #{!} 40, B];\n"
+    "copy w0: L0 -> L1 as f32; copy w1: L1 -> L0 as bf16; copy w2: L3 -> L2 as i8; copy w3: L2 -> L3 as f64;\n"
+    "copy w4: m![B, C, A] -> L4 as i32; copy w5: L0 -> L5 as f16;\n";
+
 /* The ISAs of this host, best first. */
 static int host_isas(TargetIsa *out)
 {
@@ -129,8 +140,9 @@ static int host_isas(TargetIsa *out)
     return n;
 }
 
-/* Checks every copy of text compiled for isa (with tiny caches when small_caches). */
-static void check_program(const char *text, uint64_t seed, TargetIsa isa, bool small_caches)
+/* Checks every copy of text compiled for isa (with tiny caches when small_caches); with weaves, that each
+ * copy's plan (de)interleaves. */
+static void check_program(const char *text, uint64_t seed, TargetIsa isa, bool small_caches, bool weaves)
 {
     Prog *p = prog_new();
     prog_set_target(p, isa);
@@ -159,6 +171,12 @@ static void check_program(const char *text, uint64_t seed, TargetIsa isa, bool s
         int64_t *want = cgtest_copy_expected(p, ev, c, why, sizeof why);
         if (!CHECK(want != NULL, "%s copy %s: %s", label, c->name, why))
             continue;
+        if (weaves && isa != TARGET_ISA_PORTABLE) {
+            char *plan = cg_copy_plan(p, c, &(CgOptions){.opt_level = 2}, &p->diags);
+            CHECK(plan && strstr(plan, "interleaved"), "%s copy %s: the plan does not (de)interleave: %s", label,
+                  c->name, plan ? plan : "?");
+            free(plan);
+        }
         bool ok = cgtest_check_copy(p, j, c, want, CGTEST_WHOLE, 0, label) &&
                   cgtest_check_copy(p, j, c, want, CGTEST_WHOLE, 1, label) &&
                   cgtest_check_copy(p, j, c, want, CGTEST_PARTS, 0, label) &&
@@ -181,12 +199,14 @@ int main(int argc, char **argv)
     harness_args(argc, argv, "[SEED [COUNT [FIRST]]]", &a);
     TargetIsa isas[3];
     int nisa = host_isas(isas);
+    for (int k = 0; k < nisa; k++)
+        check_program(weave_text, 0, isas[k], k == 1, true);
     for (uint64_t i = a.first; i < a.first + a.count; i++) {
         harness_case(i);
         uint64_t seed = a.seed + i;
         char *text = program(seed, i % 4 == 3);
         for (int k = 0; k < nisa; k++)
-            check_program(text, seed, isas[k], (i + (uint64_t)k) % 3 == 0);
+            check_program(text, seed, isas[k], (i + (uint64_t)k) % 3 == 0, false);
         free(text);
     }
     return harness_report();
