@@ -215,6 +215,13 @@ static void order_levels(RlBox *b)
         ext_d = b->ba;
         ext_s = b->bb;
         streams = b->ba;
+        /* a block of whole source rows that are adjacent is one contiguous read (and so for destination rows) */
+        if (b->bb >= b->d[b->b].n && b->d[b->a].sw == b->d[b->b].n) {
+            ext_s = b->ba * b->d[b->b].n;
+            streams = 1;
+        }
+        if (b->ba >= b->d[b->a].n && b->d[b->b].dw == b->d[b->a].n)
+            ext_d = b->d[b->a].n * b->bb;
     } else if (b->mode == RL_RUN) {
         ext_d = ext_s = b->d[b->a].n;
     } else if (b->mode == RL_WEAVE) {
@@ -266,6 +273,11 @@ static void order_levels(RlBox *b)
             ext_s *= cnt;
         else
             streams = streams * cnt < RL_MAX_STREAMS ? streams * cnt : RL_MAX_STREAMS;
+        /* the blocks of a TILE dimension done, with the other one whole in each block: its rows continue */
+        if (l.kind == RL_LEVEL_ABLOCK && dw == b->ba && b->bb >= b->d[b->b].n && b->d[b->b].dw == ext_d)
+            ext_d *= b->d[b->b].n;
+        if (l.kind == RL_LEVEL_BBLOCK && sw == b->bb && b->ba >= b->d[b->a].n && b->d[b->a].sw == ext_s)
+            ext_s *= b->d[b->a].n;
         b->level[pos] = l;
         todo[best].dim = -1;
     }
