@@ -162,6 +162,7 @@ static void choose_mode(RlBox *b, unsigned vmax, unsigned esize, const TargetCac
     uint64_t ra = (na + t - 1) / t * t, rb = (nb + t - 1) / t * t;
     b->ba = line < ra ? line : ra;
     b->bb = along < t ? t : along < rb ? along : rb;
+    b->prefetch = b->d[b->a].sw != nb && nb * esize >= 4 * RL_PREFETCH_BYTES;
 }
 
 /* The destination and source strides (elements per iteration) of level l of box b. */
@@ -402,9 +403,9 @@ static void describe_box(const Prog *prog, const CgPlan *dpl, const RlPlan *p, c
         dim_name(prog, dpl, b, b->a, na, sizeof na);
         dim_name(prog, dpl, b, b->b, nb, sizeof nb);
         PUT(": %ux%u transposes in registers (vectors of %u bytes) of %s (%llu, destination stride 1) against %s "
-            "(%llu, source stride 1), in L1 blocks of %llux%llu\n",
+            "(%llu, source stride 1), in L1 blocks of %llux%llu%s\n",
             b->vl, b->vl, b->vl * p->esize, na, (unsigned long long)b->d[b->a].n, nb, (unsigned long long)b->d[b->b].n,
-            (unsigned long long)b->ba, (unsigned long long)b->bb);
+            (unsigned long long)b->ba, (unsigned long long)b->bb, b->prefetch ? ", source rows prefetched" : "");
     } else if (b->mode == RL_WEAVE) {
         dim_name(prog, dpl, b, b->a, na, sizeof na);
         dim_name(prog, dpl, b, b->b, nb, sizeof nb);

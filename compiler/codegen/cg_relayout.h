@@ -5,6 +5,10 @@
 
 #include "cg_impl.h"
 
+/* How far ahead of a register tile its source rows are prefetched (two 64-byte lines); rows shorter than four
+ * times this are not. */
+enum { RL_PREFETCH_BYTES = 128 };
+
 /* Dimensions of a box after fusing; a destination has at most one per plan term, padding run or broadcast. */
 enum { RL_MAX_DIMS = 64, RL_MAX_LEVELS = RL_MAX_DIMS + 2 };
 
@@ -41,6 +45,8 @@ typedef struct RlBox {
     unsigned vl;            /* RUN: lanes per vector; TILE: the side of a register tile */
     uint64_t run;           /* RUN: the elements contiguous in both (before cutting into chunks) */
     uint64_t ba, bb;        /* TILE: the L1 block along a and along b (multiples of vl) */
+    bool prefetch;          /* TILE: source rows are separate and long: prefetch them two tiles ahead (measured on
+                             * Zen 4: 8192 x 8192 f32 1.15x faster; rows that are adjacent, 0.6x) */
     bool narrow_a;          /* WEAVE: a is the narrow dimension (source rows interleaved into the destination);
                              * else b is (the contiguous source deinterleaved into destination rows) */
     RlLevel level[RL_MAX_LEVELS];

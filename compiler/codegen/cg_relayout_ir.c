@@ -3,10 +3,9 @@
  * destination. */
 #include "cg_relayout.h"
 
+#include <llvm-c/DebugInfo.h>
 #include <string.h>
 
-/* How far ahead of a register tile its source rows are prefetched: two 64-byte lines. */
-enum { RL_PREFETCH_BYTES = 128 };
 
 typedef struct Rl {
     Cg *cg;
@@ -48,15 +47,27 @@ static RlLoop loop_begin(Rl *x, LLVMValueRef lo, LLVMValueRef hi)
     return l;
 }
 
-static void loop_end(Rl *x, RlLoop *l, LLVMValueRef hi)
+/* Closes loop l (the iterations run while iv + 1 < hi); with keep, LLVM is told not to unroll it. */
+static void loop_end_as(Rl *x, RlLoop *l, LLVMValueRef hi, bool keep)
 {
     Cg *cg = x->cg;
     LLVMValueRef next = LLVMBuildNUWAdd(cg->b, l->iv, c64(x, 1), "");
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(cg->b);
     LLVMAddIncoming(l->iv, &next, &latch, 1);
-    LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntULT, next, hi, ""), l->body, l->exit);
+    LLVMValueRef br = LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntULT, next, hi, ""), l->body, l->exit);
+    if (keep) {
+        LLVMMetadataRef tmp = LLVMTemporaryMDNode(cg->ctx, NULL, 0);
+        LLVMMetadataRef str = LLVMMDStringInContext2(cg->ctx, "llvm.loop.unroll.disable", 24);
+        LLVMMetadataRef dis = LLVMMDNodeInContext2(cg->ctx, &str, 1);
+        LLVMMetadataRef ops[2] = {tmp, dis};
+        LLVMMetadataRef loop = LLVMMDNodeInContext2(cg->ctx, ops, 2);
+        LLVMMetadataReplaceAllUsesWith(tmp, loop);
+        LLVMSetMetadata(br, LLVMGetMDKindIDInContext(cg->ctx, "llvm.loop", 9), LLVMMetadataAsValue(cg->ctx, loop));
+    }
     LLVMPositionBuilderAtEnd(cg->b, l->exit);
 }
+
+static void loop_end(Rl *x, RlLoop *l, LLVMValueRef hi) { loop_end_as(x, l, hi, false); }
 
 /* if (cond) { ... }: the builder left inside; if_end closes it. */
 static LLVMBasicBlockRef if_begin(Rl *x, LLVMValueRef cond)
@@ -186,9 +197,9 @@ static void tile(Rl *x, LLVMValueRef dpos, LLVMValueRef spos, unsigned ca, unsig
     LLVMValueRef r[RL_MAX_DIMS];
     for (unsigned i = 0; i < b->vl; i++)
         r[i] = i < ca ? load_vec(x, add(x, spos, c64(x, i * swa)), cb) : LLVMConstNull(x->vty);
-    /* the rows' lines two tiles ahead, prefetched: the hardware alone keeps fewer such streams in flight
-     * (measured: 16 rows read this way 1.2x faster); prefetching past a buffer never faults */
-    for (unsigned i = 0; i < ca; i++)
+    /* separate long rows: their lines two tiles ahead prefetched, which the hardware alone keeps fewer of in
+     * flight (see RlBox.prefetch); prefetching past a buffer never faults */
+    for (unsigned i = 0; i < ca && b->prefetch; i++)
         prefetch(x, add(x, spos, c64(x, i * swa + RL_PREFETCH_BYTES / x->esize)));
     transpose(x, r);
     for (unsigned j = 0; j < cb; j++)
@@ -219,9 +230,9 @@ static void tiles(Rl *x, LLVMValueRef dpos, LLVMValueRef spos, Range ra, Range r
             RlLoop la = loop_begin(x, c64(x, 0), c64(x, nat));
             LLVMValueRef a0 = add(x, ra.start, pa ? c64(x, ra.count / L * L) : mulc(x, la.iv, L));
             tile(x, add(x, db, a0), add(x, sb, LLVMBuildNUWMul(x->cg->b, a0, c64(x, swa), "")), ca, cb);
-            loop_end(x, &la, c64(x, nat));
+            loop_end_as(x, &la, c64(x, nat), true);
         }
-        loop_end(x, &lb, c64(x, nbt));
+        loop_end_as(x, &lb, c64(x, nbt), true);
     }
 }
 
