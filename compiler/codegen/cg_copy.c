@@ -489,7 +489,7 @@ static void emit_planned(Cg *cg, CopyCtx *x, const RlPlan *plan)
 }
 
 /* The exported functions of a copy without a plan: NAME enumerates the destination cell by cell, and
- * NAME_part (copies and whole moves) runs it as part 0 (the other parts have nothing to do). */
+ * NAME_part (copies and whole moves) runs it as part 0 of nparts >= 1 (the other parts have nothing to do). */
 static void emit_cells(Cg *cg, CopyCtx *x)
 {
     const Copy *c = x->c;
@@ -527,7 +527,9 @@ static void emit_cells(Cg *cg, CopyCtx *x)
         return;
     LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(cg->ctx, fn, "run");
     LLVMBasicBlockRef out = LLVMAppendBasicBlockInContext(cg->ctx, fn, "out");
-    LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, LLVMGetParam(fn, 2), cg_const(cg, 0), ""), run, out);
+    LLVMValueRef first = LLVMBuildAnd(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, LLVMGetParam(fn, 2), cg_const(cg, 0), ""),
+                                      LLVMBuildICmp(cg->b, LLVMIntNE, LLVMGetParam(fn, 3), cg_const(cg, 0), ""), "");
+    LLVMBuildCondBr(cg->b, first, run, out);
     LLVMPositionBuilderAtEnd(cg->b, run);
     LLVMValueRef call[3] = {LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), LLVMConstNull(cg->i64ptr)};
     LLVMBuildCall2(cg->b, move ? cg->move_ty : cg->copy_ty, whole, call, move ? 3 : 2, "");

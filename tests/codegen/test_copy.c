@@ -1,6 +1,6 @@
 /* test_copy.c — relayout kernels against an interpreted copy, element by element, for every element
  * type: live cells get the source element of the same index, pad(zero) gets 0, every other cell
- * keeps the poison written before the call.
+ * keeps the poison written before the call; whole and in parts (NAME_part).
  *
  * Usage: test_copy [SEED [COUNT [FIRST]]]   (defaults 1, 40, 0): generated program i (FIRST <= i <
  * FIRST + COUNT) comes from mapgen seeded with (SEED + i) * 1000003; a failure prints the command that
@@ -31,8 +31,9 @@ static void check_prog(Prog *p, const char *label, uint64_t seed, int opt)
     for (int i = 0; i < p->ncopies; i++) {
         char why[256];
         int64_t *want = cgtest_copy_expected(p, ev, p->copies[i], why, sizeof why);
-        if (CHECK(want != NULL, "%s copy %s: %s", name, p->copies[i]->name, why))
-            cgtest_check_copy(p, j, p->copies[i], want, CGTEST_WHOLE, 0, name);
+        if (CHECK(want != NULL, "%s copy %s: %s", name, p->copies[i]->name, why) &&
+            cgtest_check_copy(p, j, p->copies[i], want, CGTEST_WHOLE, 0, name))
+            cgtest_check_copy(p, j, p->copies[i], want, CGTEST_PARTS, 0, name);
         free(want);
     }
     eval_free(ev);
