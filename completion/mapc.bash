@@ -35,7 +35,7 @@ _mapc()
         draw) opts="-o --view --axes --color-by --rows --max-cells --time --packet --mode --type --help" ;;
         diff) opts="-o --view --axes --rows --max-cells --help" ;;
         emit) opts="-o --header --emit=obj --emit=asm --emit=llvm -O0 -O1 -O2 -O3 --cpu --prefix --isa --help" ;;
-        run) opts="--m --n --k --threads --reps --seed --alpha --beta --check --isa --mpi --help" ;;
+        run) opts="--m --n --k --threads --reps --seed --alpha --beta --check --isa --mpi --plan --help" ;;
         equiv|norm|lower|describe|where|tails|dma-cost) opts="--help" ;;
         export) opts="--to --lanes --warps --blocks --help" ;;
         sequence) opts="--time --packet --mode --type --cycles --help" ;;
@@ -94,7 +94,8 @@ _mapc()
     file=${args[0]}
     [[ $file == -e ]] && return
     case $cmd in
-        run) (( ${#args[@]} == 1 )) && COMPREPLY=($(compgen -W "$(_mapc_declared kernel "$file")" -- "$cur")) ;;
+        run) (( ${#args[@]} == 1 )) &&
+            COMPREPLY=($(compgen -W "$(_mapc_declared kernel "$file") $(_mapc_declared copy "$file")" -- "$cur")) ;;
         where) (( ${#args[@]} == 1 )) && COMPREPLY=($(compgen -W "$(_mapc_declared tensor "$file")" -- "$cur")) ;;
         dma) (( ${#args[@]} <= 2 )) && COMPREPLY=($(compgen -W "$(_mapc_declared tensor "$file")" -- "$cur")) ;;
         sequence|tails) (( ${#args[@]} <= 2 )) && COMPREPLY=($(compgen -W "$(_mapc_declared type "$file")" -- "$cur")) ;;

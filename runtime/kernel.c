@@ -12,6 +12,7 @@ struct RtKernel {
     char *key;
     JitModule *jit;     /* owned */
     RtMoveFn fn;        /* NULL: this pair cannot be compiled (remembered, so it is not retried) */
+    RtPartFn part;      /* the entry for parts (moves without units) */
     struct RtKernel *next;
 };
 
@@ -50,17 +51,23 @@ static RtKernel *compile(RtContext *rt, const Map *dst, const Map *src, const Ma
     diags_init(&d, &scratch);
     Copy c = {.name = "mapc_move", .src = src, .dst = dst, .elem = elem, .units = units, .move = true};
     k->jit = jit_copy_kernel(rt->prog, &c, 2, &d);
-    if (!k->jit)
+    if (k->jit) {
+        k->fn = (RtMoveFn)(uintptr_t)jit_module_lookup(k->jit, "mapc_move");
+        k->part = units ? NULL : (RtPartFn)(uintptr_t)jit_module_lookup(k->jit, "mapc_move_part");
+    }
+    if (!k->jit) {
         rt_fail(rt, "cannot compile the move: %s", d.head ? d.head->msg : "?");
-    else if (!(k->fn = (RtMoveFn)(uintptr_t)jit_module_lookup(k->jit, "mapc_move")))
+    } else if (!k->fn || (!units && !k->part)) {
+        k->fn = NULL;
         rt_fail(rt, "the compiled move has no entry point");
-    else
+    } else {
         rt->stats.kernels_compiled++;
+    }
     arena_free(&scratch);
     return k;
 }
 
-RtMoveFn rt_kernel(RtContext *rt, const Map *dst, const Map *src, const Map *units, ElemType elem)
+RtMoveFn rt_kernel(RtContext *rt, const Map *dst, const Map *src, const Map *units, ElemType elem, RtPartFn *part)
 {
     char *key = kernel_key(rt->prog, dst, src, units != NULL, elem);
     if (!key) {
@@ -72,6 +79,8 @@ RtMoveFn rt_kernel(RtContext *rt, const Map *dst, const Map *src, const Map *uni
             free(key);
             if (!k->fn)
                 rt_fail(rt, "this move could not be compiled earlier");
+            if (part)
+                *part = k->part;
             return k->fn;
         }
     RtKernel *k = compile(rt, dst, src, units, elem, key);
@@ -79,6 +88,8 @@ RtMoveFn rt_kernel(RtContext *rt, const Map *dst, const Map *src, const Map *uni
         return NULL;
     k->next = rt->kernels;
     rt->kernels = k;
+    if (part)
+        *part = k->part;
     return k->fn;
 }
 

@@ -1,5 +1,6 @@
 /* move.c — executing moves: host transfers and DMA between views of any two distributions, through
- * JIT-compiled kernels run one destination unit per task on the pool (checked plans as the fallback). */
+ * JIT-compiled kernels run on the pool one destination unit or one part of the kernel's plan per task
+ * (checked plans as the fallback). */
 #include "algebra/algebra.h"
 #include "rt_impl.h"
 
@@ -8,12 +9,11 @@
 
 #define U(x) ((unsigned long long)(x))
 
-/* A destination that is not split over units is still moved in parts by its outermost digit when each
- * part has at least this many elements (a task's work must outweigh waking a thread) ... */
-#define RT_PART_MIN_ELEMS 4096
-/* ... and is moved whole when its outermost part has more values than this (the per-part terms are
- * computed up front). */
+/* A destination whose units have more values than this is moved through the kernel's parts instead of unit by
+ * unit (the per-unit terms are computed up front). */
 #define RT_MAX_PARTS 65536
+/* A destination of fewer elements is moved by one thread (a task's work must outweigh waking a thread). */
+#define RT_PART_MIN_ELEMS 4096
 /* Tasks per thread when units are many: enough to even out units of unequal cost. */
 #define RT_TASKS_PER_THREAD 4
 
@@ -163,6 +163,19 @@ static void parts_task(void *arg, int task)
     }
 }
 
+typedef struct Parted {
+    RtPartFn fn;
+    unsigned char *dst;
+    const unsigned char *src;
+    int ntasks;
+} Parted;
+
+static void parted_task(void *arg, int task)
+{
+    const Parted *p = arg;
+    p->fn(p->dst, p->src, (uint64_t)task, (uint64_t)p->ntasks);
+}
+
 /* The number of term nodes of m (digits: symbols and / % chains). */
 static int term_count(const Map *m)
 {
@@ -175,26 +188,26 @@ static int term_count(const Map *m)
     return 0;
 }
 
-/* Moves the source mapping s (at src) into the destination mapping d (at dst) through a JIT kernel:
- * when d is pair(UNITS, part) — the view's units (units set) or, for a destination of one unit, its
- * outermost digit when the parts are large — one kernel parametrized by the unit moves each unit's part,
- * a task per unit (or per range of units) on the pool; a unit that is padding is zeroed (pad(zero)) or
- * left; only the parts that start inside keep are moved. Returns 0, -1 with rt_error set, or 1 when no
- * kernel applies (the caller moves by plan). */
+/* Moves the source mapping s (at src) into the destination mapping d (at dst) through a JIT kernel: when d
+ * is pair(UNITS, part) with the view's units (units set), one kernel parametrized by the unit moves each unit's
+ * part, a task per unit (or per range of units) on the pool, a unit that is padding zeroed (pad(zero)) or left,
+ * only the parts that start inside keep moved; otherwise the whole move's kernel runs in parts (blocks of the
+ * destination its plan splits), a few tasks per thread. Returns 0, -1 with rt_error set, or 1 when no kernel
+ * applies (the caller moves by plan). */
 static int jit_move(RtContext *rt, const Map *d, bool units, const Map *s, ElemType elem, unsigned char *dst,
                     const unsigned char *src, Keep keep)
 {
     bool partial = keep.lo > 0 || keep.hi < d->size;
     if (!cover_proved(rt->prog, s, d))
         return 1;
-    bool split = d->kind == MAP_PAIR && d->l->size <= RT_MAX_PARTS &&
-                 (units || (rt->threads > 1 && d->r->size >= RT_PART_MIN_ELEMS));
+    bool split = units && d->kind == MAP_PAIR && d->l->size <= RT_MAX_PARTS;
     char saved[sizeof rt->error];
     memcpy(saved, rt->error, sizeof saved);
-    RtMoveFn fn = split ? rt_kernel(rt, d, s, d->l, elem) : NULL;
+    RtPartFn part = NULL;
+    RtMoveFn fn = split ? rt_kernel(rt, d, s, d->l, elem, NULL) : NULL;
     if (!fn) {
         split = false;
-        fn = rt_kernel(rt, d, s, NULL, elem);
+        fn = rt_kernel(rt, d, s, NULL, elem, &part);
     }
     if (!fn) {
         memcpy(rt->error, saved, sizeof saved); /* the plan decides, and says why if it cannot */
@@ -202,8 +215,13 @@ static int jit_move(RtContext *rt, const Map *d, bool units, const Map *s, ElemT
     }
     if (!split && partial)
         return 1; /* the plan moves this process's part only */
-    if (!split) {
+    if (!split && (rt->threads == 1 || d->size < RT_PART_MIN_ELEMS)) {
         fn(dst, src, NULL);
+        return 0;
+    }
+    if (!split) {
+        Parted p = {.fn = part, .dst = dst, .src = src, .ntasks = RT_TASKS_PER_THREAD * rt->threads};
+        rt_pool_run(rt->pool, p.ntasks, parted_task, &p);
         return 0;
     }
     const Map *um = d->l;

@@ -55,12 +55,16 @@ const Plan *rt_tag_plan(RtContext *rt, const RtView *dst, const Map *d, const Rt
  * src at the source's position 0; unit_terms are the term values of the destination's unit part at
  * that unit (unused by kernels without units). */
 typedef void (*RtMoveFn)(void *dst, const void *src, const int64_t *unit_terms);
+/* Part `part` of `nparts` (<= 65536) of a move without units: the parts write disjoint blocks of the
+ * destination and together all of it. */
+typedef void (*RtPartFn)(void *dst, const void *src, uint64_t part, uint64_t nparts);
 typedef struct RtKernel RtKernel;
 /* The JIT-compiled kernel giving every live cell of dst the src element with the same index
  * (pad(zero) cells 0, other cells untouched). With units (dst is then pair(units, part)), it moves
- * one unit's part. The caller must know that src holds every index dst does (cover_proved). NULL with
- * rt_error set if it cannot be compiled. Kernels are cached by their printed layouts. */
-RtMoveFn rt_kernel(RtContext *rt, const Map *dst, const Map *src, const Map *units, ElemType elem);
+ * one unit's part; without, *part (when part is not NULL) receives its entry for parts of the move. The
+ * caller must know that src holds every index dst does (cover_proved). NULL with rt_error set if it cannot
+ * be compiled. Kernels are cached by their printed layouts. */
+RtMoveFn rt_kernel(RtContext *rt, const Map *dst, const Map *src, const Map *units, ElemType elem, RtPartFn *part);
 void rt_kernels_free(RtKernel *k);
 
 /* ---- Tiles (tile.c) ---- */

@@ -1,6 +1,7 @@
 /* bench_addrgen.c — address generation: positions/s of JIT E_cell and of the E_each enumeration loop,
  * against the reference interpreter and hand-written C, for row-major, transposed, blocked and padded
- * layouts. One command; prints medians of several runs and the ratios measured in the same run. */
+ * layouts. One command; prints medians of several runs (CPU time, steadier than wall time on a shared machine) and
+ * the ratios measured in the same run. */
 #include "bench.h"
 #include "codegen/codegen.h"
 #include "eval/eval.h"
@@ -109,22 +110,22 @@ static uint64_t sink;
 #endif
 static NOIPA double time_cell(CellFn f, uint64_t n)
 {
-    double t0 = bench_seconds();
+    double t0 = bench_cpu_seconds();
     uint64_t s = 0;
     int64_t c[2];
     for (uint64_t p = 0; p < n; p++)
         s += (uint64_t)f(p, c) + (uint64_t)(c[0] * 31 + c[1]);
     sink += s;
-    return bench_seconds() - t0;
+    return bench_cpu_seconds() - t0;
 }
 
 static NOIPA double time_each(EachFn f)
 {
     uint64_t s = 0;
-    double t0 = bench_seconds();
+    double t0 = bench_cpu_seconds();
     f(visit, &s);
     sink += s;
-    return bench_seconds() - t0;
+    return bench_cpu_seconds() - t0;
 }
 
 int main(void)
@@ -158,10 +159,10 @@ int main(void)
         uint64_t n = m->size;
         double ti[RUNS], tjc[RUNS], thc[RUNS], tje[RUNS], the[RUNS];
         for (int r = 0; r < RUNS; r++) {
-            double t0 = bench_seconds();
+            double t0 = bench_cpu_seconds();
             for (uint64_t q = 0; q < n / 64; q++)
                 eval_cell(ev, m, q, &cell), sink += cell.coord[0];
-            ti[r] = (bench_seconds() - t0) * 64;
+            ti[r] = (bench_cpu_seconds() - t0) * 64;
             tjc[r] = time_cell(jc, n);
             thc[r] = time_cell(lay[l].hc, n);
             tje[r] = time_each(je);

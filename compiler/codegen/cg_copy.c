@@ -1,8 +1,10 @@
-/* cg_copy.c — relayout kernels: enumerate the destination, fetch each live cell's element from
- * the source position holding the same index, zero pad(zero), leave pad(top)/pad(bottom) alone. */
+/* cg_copy.c — relayout kernels: each destination cell gets the source element holding the same index,
+ * pad(zero) gets 0, pad(top)/pad(bottom) are left alone; through a relayout plan (cg_relayout.c) when the
+ * source position is linear in the destination's digits, else enumerating the destination cell by cell. */
 #include "algebra/algebra.h"
-#include "cg_impl.h"
+#include "cg_relayout.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,14 +24,6 @@ typedef struct CopyCtx {
     LLVMValueRef table;         /* or, for a source without a fast inverse: i64 source position
                                  * per destination position (-1: none), computed at compile time */
     LLVMValueRef coords;        /* scratch coordinates for it */
-    /* Vector modes (linear path only): the innermost destination term t1 advances L values at a
-     * time; RUN copies L contiguous elements, TILE transposes an L x L tile in registers, with
-     * t2 the destination term that is contiguous in the source. */
-    enum { MODE_SCALAR, MODE_RUN, MODE_TILE } mode;
-    int t1, t2;
-    unsigned L;
-    LLVMTypeRef vty;            /* <L x iN> */
-    bool nt;                    /* this variant streams its vector stores (destination aligned) */
     CgGiven given;              /* a move of one unit: the units' term values (given.node NULL: none) */
     int unit_terms;             /* the first unit_terms destination terms are the units' */
     bool units_in_src;          /* linear unit move: src already points at the unit's source part */
@@ -136,90 +130,11 @@ static void emit_zero(Cg *cg, CopyCtx *x, LLVMValueRef pos)
     LLVMSetAlignment(st, x->esize);
 }
 
-/* A vector store of L elements at element pointer p: streaming (!nontemporal, aligned to the
- * vector) in the variant generated for an aligned destination, an ordinary store otherwise. */
-static void store_vec(Cg *cg, CopyCtx *x, LLVMValueRef v, LLVMValueRef p)
-{
-    LLVMValueRef vp = LLVMBuildBitCast(cg->b, p, LLVMPointerType(x->vty, 0), "");
-    LLVMValueRef st = LLVMBuildStore(cg->b, v, vp);
-    if (!x->nt) {
-        LLVMSetAlignment(st, x->esize);
-        return;
-    }
-    LLVMSetAlignment(st, x->L * x->esize);
-    LLVMMetadataRef one = LLVMValueAsMetadata(LLVMConstInt(cg->i32, 1, false));
-    LLVMSetMetadata(st, LLVMGetMDKindIDInContext(cg->ctx, "nontemporal", 11),
-                    LLVMMetadataAsValue(cg->ctx, LLVMMDNodeInContext2(cg->ctx, &one, 1)));
-}
-
-static LLVMValueRef load_vec(Cg *cg, CopyCtx *x, LLVMValueRef p)
-{
-    LLVMValueRef vp = LLVMBuildBitCast(cg->b, p, LLVMPointerType(x->vty, 0), "");
-    LLVMValueRef v = LLVMBuildLoad2(cg->b, x->vty, vp, "");
-    LLVMSetAlignment(v, x->esize);
-    return v;
-}
-
-/* Transposes L vectors of L lanes in place: log2(L) butterfly stages; stage h exchanges the
- * off-diagonal h x h blocks of each 2h x 2h block (each step is one two-source shuffle). */
-static void transpose(Cg *cg, CopyCtx *x, LLVMValueRef *r)
-{
-    unsigned L = x->L;
-    LLVMValueRef m1[64], m2[64];
-    for (unsigned h = 1; h < L; h *= 2) {
-        for (unsigned j = 0; j < L; j++) {
-            m1[j] = LLVMConstInt(cg->i32, (j & h) == 0 ? j : L + j - h, false);
-            m2[j] = LLVMConstInt(cg->i32, (j & h) == 0 ? j + h : L + j, false);
-        }
-        LLVMValueRef k1 = LLVMConstVector(m1, L), k2 = LLVMConstVector(m2, L);
-        for (unsigned i = 0; i < L; i++) {
-            if (i & h)
-                continue;
-            LLVMValueRef a = r[i], b = r[i + h];
-            r[i] = LLVMBuildShuffleVector(cg->b, a, b, k1, "");
-            r[i + h] = LLVMBuildShuffleVector(cg->b, a, b, k2, "");
-        }
-    }
-}
-
-/* One step of a vector mode: L destination elements (RUN) or an L x L tile (TILE) of one kind. */
-static void vector_body(Cg *cg, CopyCtx *x, LLVMValueRef pos, unsigned long long kind, LLVMValueRef *vals,
-                        const bool *present)
-{
-    bool tile = x->mode == MODE_TILE && present[x->t2];
-    uint64_t w2 = tile ? x->dpl->terms[x->t2].weight : 0;
-    unsigned rows = tile ? x->L : 1;
-    if (kind == CELL_PAD_ZERO) {
-        for (unsigned j = 0; j < rows; j++)
-            store_vec(cg, x, LLVMConstNull(x->vty),
-                      elem_ptr(cg, x, x->dst, LLVMBuildNUWAdd(cg->b, pos, cg_const(cg, j * w2), "")));
-        return;
-    }
-    if (kind != CELL_LIVE)
-        return;
-    LLVMValueRef sp = src_position(cg, x, pos, NULL, vals, present);
-    if (!tile) { /* RUN: contiguous in both */
-        store_vec(cg, x, load_vec(cg, x, elem_ptr(cg, x, x->src, sp)), elem_ptr(cg, x, x->dst, pos));
-        return;
-    }
-    uint64_t s1 = x->srcw[x->t1];
-    LLVMValueRef r[64];
-    for (unsigned i = 0; i < x->L; i++)
-        r[i] = load_vec(cg, x, elem_ptr(cg, x, x->src, LLVMBuildNUWAdd(cg->b, sp, cg_const(cg, i * s1), "")));
-    transpose(cg, x, r);
-    for (unsigned j = 0; j < x->L; j++)
-        store_vec(cg, x, r[j], elem_ptr(cg, x, x->dst, LLVMBuildNUWAdd(cg->b, pos, cg_const(cg, j * w2), "")));
-}
-
 /* One destination position: dispatch on its cell kind (a constant in most loop bodies). */
 static void copy_body(Cg *cg, void *user, LLVMValueRef pos, LLVMValueRef kind, LLVMValueRef *sub, LLVMValueRef *vals,
                       const bool *present)
 {
     CopyCtx *x = user;
-    if (x->mode != MODE_SCALAR && vals && present[x->t1] && LLVMIsConstant(kind)) {
-        vector_body(cg, x, pos, LLVMConstIntGetZExtValue(kind), vals, present);
-        return;
-    }
     if (LLVMIsConstant(kind)) {
         unsigned long long k = LLVMConstIntGetZExtValue(kind);
         if (k == CELL_LIVE)
@@ -243,39 +158,6 @@ static void copy_body(Cg *cg, void *user, LLVMValueRef pos, LLVMValueRef kind, L
     LLVMBuildBr(cg->b, next);
     LLVMPositionBuilderAtEnd(cg->b, next);
 }
-
-/* Picks a vector mode for a linear copy: the destination's innermost term (weight 1) either is
- * contiguous in the source too (RUN, one 64-byte vector a step) or is transposed against a
- * destination term that is contiguous in the source (TILE, L = min(16, 64 / element size)). */
-static void choose_mode(CopyCtx *x)
-{
-    const CgPlan *d = x->dpl;
-    x->mode = MODE_SCALAR;
-    x->t1 = x->t2 = -1;
-    for (int t = x->unit_terms; t < d->nterms; t++)
-        if (d->terms[t].weight == 1 && d->terms[t].count > 1)
-            x->t1 = t;
-    if (x->t1 < 0)
-        return;
-    uint64_t n1 = d->terms[x->t1].count;
-    unsigned run = 64 / x->esize, tile = run < 16 ? run : 16;
-    if (x->srcw[x->t1] == 1 && n1 % run == 0) {
-        x->mode = MODE_RUN;
-        x->L = run;
-        return;
-    }
-    if (n1 % tile)
-        return;
-    for (int t = x->unit_terms; t < d->nterms; t++)
-        if (t != x->t1 && x->srcw[t] == 1 && d->terms[t].count % tile == 0) {
-            x->mode = MODE_TILE;
-            x->t2 = t;
-            x->L = tile;
-            return;
-        }
-}
-
-static void copy_loops(Cg *cg, CopyCtx *xp);
 
 /* The number of terms of the units (the major part of a unit move's destination, whose terms come
  * first in the plan's pre-order). */
@@ -453,30 +335,32 @@ static LLVMValueRef offset_table(Cg *cg, const Copy *c)
     return g;
 }
 
-void cg_emit_copy(Cg *cg, const Copy *c)
+/* The analysis of a copy: how each destination cell finds its source (linear weights over the destination
+ * as enumerated, digits of the coordinates, a table, or the offset function). false after a diagnostic. */
+static bool analyze(Cg *cg, const Copy *c, CopyCtx *x)
 {
     const CgPlan *dpl = cg_plan(cg, c->dst), *spl = cg_plan(cg, c->src);
     if (!dpl || !spl) {
         cg->failed = true;
-        return;
+        return false;
     }
-    CopyCtx x = {.c = c, .dpl = dpl, .spl = spl, .esize = (unsigned)elem_type_size(c->elem)};
+    *x = (CopyCtx){.c = c, .dpl = dpl, .spl = spl, .esize = (unsigned)elem_type_size(c->elem)};
     if (c->units) { /* one unit's part: dst is pair(units, element), the units' terms given */
         if (c->dst->kind != MAP_PAIR || c->dst->l != c->units) {
             diag_error(cg->diags, c->loc, "internal error: a unit move's destination is not (units, element)");
             cg->failed = true;
-            return;
+            return false;
         }
-        x.unit_terms = units_terms(dpl, c->units);
+        x->unit_terms = units_terms(dpl, c->units);
     }
-    x.ety = LLVMIntTypeInContext(cg->ctx, 8 * x.esize); /* elements are moved as bits */
-    x.srcw = mem_calloc((size_t)dpl->nterms + 1, sizeof *x.srcw);
-    x.dmap = c->dst;
+    x->ety = LLVMIntTypeInContext(cg->ctx, 8 * x->esize); /* elements are moved as bits */
+    x->srcw = mem_calloc((size_t)dpl->nterms + 1, sizeof *x->srcw);
+    x->dmap = c->dst;
     /* Axes the destination never mentions hold 0 in every destination cell, so the source only
      * has to tile the axes the destination mentions (a per-slice part of a move, say). */
-    x.src_tiled = spl->tiled || (spl->exact && !spl->truncated && cover_proved(cg->prog, c->src, c->dst));
-    x.linear = dpl->exact && x.src_tiled && linear_weights(dpl, spl, x.srcw);
-    if (!x.linear && dpl->exact && x.src_tiled) {
+    x->src_tiled = spl->tiled || (spl->exact && !spl->truncated && cover_proved(cg->prog, c->src, c->dst));
+    x->linear = dpl->exact && x->src_tiled && linear_weights(dpl, spl, x->srcw);
+    if (!x->linear && dpl->exact && x->src_tiled) {
         /* a destination digit spans several source digits: enumerate an equivalent destination
          * whose digits are cut at the source's boundaries, which makes the copy linear */
         const Map *r = c->units ? refine(cg, c->dst->r, spl) : refine(cg, c->dst, spl);
@@ -487,136 +371,205 @@ void cg_emit_copy(Cg *cg, const Copy *c)
         const CgPlan *rpl = r != c->dst ? cg_plan(cg, r) : NULL;
         uint64_t *w = rpl ? calloc((size_t)rpl->nterms + 1, sizeof *w) : NULL;
         if (rpl && w && rpl->exact && linear_weights(rpl, spl, w)) {
-            free(x.srcw);
-            x.srcw = w;
-            x.dmap = r;
-            x.dpl = dpl = rpl;
-            x.linear = true;
+            free(x->srcw);
+            x->srcw = w;
+            x->dmap = r;
+            x->dpl = dpl = rpl;
+            x->linear = true;
         } else {
             free(w);
         }
     }
-    if (!x.src_tiled && !spl->invertible && c->units) {
+    if (!x->src_tiled && !spl->invertible && c->units) {
         diag_error(cg->diags, c->loc, "a unit move needs a source with a fast inverse");
         cg->failed = true;
-        free(x.srcw);
-        return;
+        free(x->srcw);
+        return false;
     }
-    if (!x.src_tiled && !spl->invertible) {
-        x.table = offset_table(cg, c);
-        if (!x.table) {
-            free(x.srcw);
-            return;
-        }
-    } else if (!x.src_tiled) {
-        x.offset_fn = cg_offset_fn(cg, c->src);
-        if (!x.offset_fn) {
-            free(x.srcw);
-            return;
-        }
-    }
-    char *sym = arena_printf(&cg->arena, "%s%s", cg->prefix, c->name);
-    if (LLVMGetNamedFunction(cg->mod, sym)) {
-        diag_error(cg->diags, c->loc, "symbol '%s' is generated twice (rename the type or the copy)", sym);
-        cg->failed = true;
-        free(x.srcw);
-        return;
-    }
-    LLVMValueRef fn = LLVMAddFunction(cg->mod, sym, c->move || c->units ? cg->move_ty : cg->copy_ty);
-    if (c->units)
-        x.given = (CgGiven){c->units, LLVMGetParam(fn, 2)};
-    /* the destination never overlaps the source: noalias lets the loops vectorize */
+    x->units_in_src = x->linear && c->units;
+    return true;
+}
+
+/* The blocked, vectorized plan of an analyzed linear copy (false: none applies). */
+static bool relayout_plan(Cg *cg, const CopyCtx *x, RlPlan *plan)
+{
+    if (!x->linear)
+        return false;
+    CgGiven given = {x->c->units, NULL};
+    RlInput in = {.dmap = x->dmap, .dpl = x->dpl, .srcw = x->srcw, .given = x->c->units ? &given : NULL,
+                  .skip = x->unit_terms, .esize = x->esize, .dst_elems = x->c->dst->size};
+    return rl_plan(cg, &in, plan);
+}
+
+/* The attributes of every function of a copy: dst and src never overlap (noalias lets loops vectorize), and
+ * the ISA's target features where cg names them. */
+static void copy_attributes(Cg *cg, LLVMValueRef fn)
+{
     unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
     LLVMAddAttributeAtIndex(fn, 1, LLVMCreateEnumAttribute(cg->ctx, noalias, 0));
     LLVMAddAttributeAtIndex(fn, 2, LLVMCreateEnumAttribute(cg->ctx, noalias, 0));
+    if (cg->isa_features)
+        cg_isa_attribute(cg, fn);
+}
+
+/* An exported function of the copy: PREFIX NAME SUFFIX of type ty, the builder at its entry; NULL after a
+ * diagnostic when the symbol exists already. */
+static LLVMValueRef copy_fn(Cg *cg, const Copy *c, const char *suffix, LLVMTypeRef ty)
+{
+    char *sym = arena_printf(&cg->arena, "%s%s%s", cg->prefix, c->name, suffix);
+    if (LLVMGetNamedFunction(cg->mod, sym)) {
+        diag_error(cg->diags, c->loc, "symbol '%s' is generated twice (rename the type or the copy)", sym);
+        cg->failed = true;
+        return NULL;
+    }
+    LLVMValueRef fn = LLVMAddFunction(cg->mod, sym, ty);
+    copy_attributes(cg, fn);
     LLVMPositionBuilderAtEnd(cg->b, LLVMAppendBasicBlockInContext(cg->ctx, fn, "entry"));
-    LLVMTypeRef ep = LLVMPointerType(x.ety, 0);
-    x.dst = LLVMBuildBitCast(cg->b, LLVMGetParam(fn, 0), ep, "dst");
-    x.src = LLVMBuildBitCast(cg->b, LLVMGetParam(fn, 1), ep, "src");
-    x.coords = cg_alloca(cg, cg->i64, (unsigned)cg->prog->naxes, "coords");
-    if (x.linear && c->units) {
-        /* the units' part of every source position, added to src once: with the unknown unit values
-         * left out of the positions, the vectorizer sees the strided accesses it can widen */
-        LLVMValueRef off = cg_const(cg, 0);
-        for (int j = 0; j < x.unit_terms; j++) {
-            LLVMValueRef at = LLVMConstInt(cg->i64, (unsigned)j, false);
-            LLVMValueRef v = LLVMBuildLoad2(cg->b, cg->i64, LLVMBuildGEP2(cg->b, cg->i64, x.given.values, &at, 1, ""),
-                                            "unit");
-            off = LLVMBuildNUWAdd(cg->b, off, LLVMBuildNUWMul(cg->b, v, cg_const(cg, x.srcw[j]), ""), "");
-        }
-        x.src = elem_ptr(cg, &x, x.src, off);
-        x.units_in_src = true;
+    return fn;
+}
+
+/* The unit's part of every source position (its terms' values at terms, times their weights), so that src
+ * can be offset once. */
+static LLVMValueRef unit_offset(Cg *cg, const CopyCtx *x, LLVMValueRef terms)
+{
+    LLVMValueRef off = cg_const(cg, 0);
+    for (int j = 0; j < x->unit_terms; j++) {
+        LLVMValueRef at = LLVMConstInt(cg->i64, (unsigned)j, false);
+        LLVMValueRef v = LLVMBuildLoad2(cg->b, cg->i64, LLVMBuildGEP2(cg->b, cg->i64, terms, &at, 1, ""), "unit");
+        off = LLVMBuildNUWAdd(cg->b, off, LLVMBuildNUWMul(cg->b, v, cg_const(cg, x->srcw[j]), ""), "");
     }
-    if (x.linear)
-        choose_mode(&x);
-    /* Large destinations get streaming stores, which need aligned vectors: every vector store is
-     * at dst + (multiple of L) elements when all weights but t1's are multiples of L, so one
-     * check of dst at entry picks the streaming variant or the ordinary one. */
-    bool stream = x.mode != MODE_SCALAR && u64_sat_mul(c->dst->size, x.esize) >= ((uint64_t)4 << 20) &&
-                  x.L * x.esize >= 16;
-    for (int t = 0; stream && t < dpl->nterms; t++)
-        stream = t == x.t1 || dpl->terms[t].weight % x.L == 0;
-    /* paddings around t1 only ever hold t1's run or scalar padding stores: their weight is free */
-    bool *around = mem_calloc((size_t)dpl->npads + 1, sizeof *around);
-    for (int k = stream ? dpl->terms[x.t1].pad : -1; k >= 0; k = dpl->pads[k].parent)
-        around[k] = true;
-    for (int k = 0; stream && k < dpl->npads; k++)
-        stream = around[k] || dpl->pads[k].weight % x.L == 0;
-    free(around);
-    LLVMBasicBlockRef exit = NULL, plain = NULL;
-    if (stream) {
-        LLVMBasicBlockRef nt = LLVMAppendBasicBlockInContext(cg->ctx, fn, "aligned");
-        plain = LLVMAppendBasicBlockInContext(cg->ctx, fn, "unaligned");
-        exit = LLVMAppendBasicBlockInContext(cg->ctx, fn, "exit");
-        LLVMValueRef lo = LLVMBuildAnd(cg->b, LLVMBuildPtrToInt(cg->b, LLVMGetParam(fn, 0), cg->i64, ""),
-                                       cg_const(cg, x.L * x.esize - 1), "");
-        LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, lo, cg_const(cg, 0), ""), nt, plain);
-        LLVMPositionBuilderAtEnd(cg->b, nt);
-        x.nt = true;
-        copy_loops(cg, &x);
-        LLVMBuildBr(cg->b, exit);
-        LLVMPositionBuilderAtEnd(cg->b, plain);
-        x.nt = false;
+    return off;
+}
+
+/* The exported functions of a copy with a relayout plan: the plan in a private function
+ * (dst, src, unit terms, part, nparts), called by NAME with part 0 of 1 and, for copies and whole moves, by
+ * NAME_part(dst, src, part, nparts) for part < nparts. */
+static void emit_planned(Cg *cg, CopyCtx *x, const RlPlan *plan)
+{
+    const Copy *c = x->c;
+    LLVMTypeRef args[5] = {cg->vptr, cg->vptr, cg->i64ptr, cg->i64, cg->i64};
+    LLVMTypeRef bty = LLVMFunctionType(LLVMVoidTypeInContext(cg->ctx), args, 5, false);
+    char name[64];
+    snprintf(name, sizeof name, "mapc.relayout.%d", cg->nfn++);
+    LLVMValueRef bfn = LLVMAddFunction(cg->mod, name, bty);
+    LLVMSetLinkage(bfn, LLVMPrivateLinkage);
+    copy_attributes(cg, bfn);
+    LLVMPositionBuilderAtEnd(cg->b, LLVMAppendBasicBlockInContext(cg->ctx, bfn, "entry"));
+    LLVMTypeRef ep = LLVMPointerType(x->ety, 0);
+    LLVMValueRef dst = LLVMBuildBitCast(cg->b, LLVMGetParam(bfn, 0), ep, "dst");
+    LLVMValueRef src = LLVMBuildBitCast(cg->b, LLVMGetParam(bfn, 1), ep, "src");
+    if (c->units)
+        src = LLVMBuildGEP2(cg->b, x->ety, src, (LLVMValueRef[]){unit_offset(cg, x, LLVMGetParam(bfn, 2))}, 1, "");
+    rl_emit(cg, plan, x->ety, LLVMGetParam(bfn, 0), dst, src, LLVMGetParam(bfn, 3), LLVMGetParam(bfn, 4));
+    LLVMBuildRetVoid(cg->b);
+
+    bool move = c->move || c->units;
+    LLVMValueRef fn = copy_fn(cg, c, "", move ? cg->move_ty : cg->copy_ty);
+    if (!fn)
+        return;
+    LLVMValueRef call[5] = {LLVMGetParam(fn, 0), LLVMGetParam(fn, 1),
+                            c->units ? LLVMGetParam(fn, 2) : LLVMConstNull(cg->i64ptr), cg_const(cg, 0), cg_const(cg, 1)};
+    LLVMBuildCall2(cg->b, bty, bfn, call, 5, "");
+    LLVMBuildRetVoid(cg->b);
+    if (c->units)
+        return;
+    fn = copy_fn(cg, c, "_part", cg->part_ty);
+    if (!fn)
+        return;
+    LLVMValueRef part = LLVMGetParam(fn, 2), nparts = LLVMGetParam(fn, 3);
+    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(cg->ctx, fn, "run");
+    LLVMBasicBlockRef out = LLVMAppendBasicBlockInContext(cg->ctx, fn, "out");
+    LLVMBuildCondBr(cg->b, LLVMBuildICmp(cg->b, LLVMIntULT, part, nparts, ""), run, out);
+    LLVMPositionBuilderAtEnd(cg->b, run);
+    LLVMValueRef pcall[5] = {LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), LLVMConstNull(cg->i64ptr), part, nparts};
+    LLVMBuildCall2(cg->b, bty, bfn, pcall, 5, "");
+    LLVMBuildBr(cg->b, out);
+    LLVMPositionBuilderAtEnd(cg->b, out);
+    LLVMBuildRetVoid(cg->b);
+}
+
+/* The exported functions of a copy without a plan: NAME enumerates the destination cell by cell, and
+ * NAME_part (copies and whole moves) runs it as part 0 of nparts >= 1 (the other parts have nothing to do). */
+static void emit_cells(Cg *cg, CopyCtx *x)
+{
+    const Copy *c = x->c;
+    if (!x->src_tiled && !x->spl->invertible) {
+        x->table = offset_table(cg, c);
+        if (!x->table)
+            return;
+    } else if (!x->src_tiled) {
+        x->offset_fn = cg_offset_fn(cg, c->src);
+        if (!x->offset_fn)
+            return;
     }
-    copy_loops(cg, &x);
-    if (exit) {
-        LLVMBuildBr(cg->b, exit);
-        LLVMPositionBuilderAtEnd(cg->b, exit);
+    bool move = c->move || c->units;
+    LLVMValueRef fn = copy_fn(cg, c, "", move ? cg->move_ty : cg->copy_ty);
+    if (!fn)
+        return;
+    if (c->units)
+        x->given = (CgGiven){c->units, LLVMGetParam(fn, 2)};
+    LLVMTypeRef ep = LLVMPointerType(x->ety, 0);
+    x->dst = LLVMBuildBitCast(cg->b, LLVMGetParam(fn, 0), ep, "dst");
+    x->src = LLVMBuildBitCast(cg->b, LLVMGetParam(fn, 1), ep, "src");
+    x->coords = cg_alloca(cg, cg->i64, (unsigned)cg->prog->naxes, "coords");
+    if (x->units_in_src)
+        x->src = elem_ptr(cg, x, x->src, unit_offset(cg, x, x->given.values));
+    if (!cg_enumerate_given(cg, x->dmap, x->given.node ? &x->given : NULL, copy_body, x)) {
+        diag_error(cg->diags, c->loc, "a unit move of %s is too irregular to generate loops for", c->name);
+        cg->failed = true;
     }
     LLVMBuildRetVoid(cg->b);
+    if (c->units)
+        return;
+    LLVMValueRef whole = fn;
+    fn = copy_fn(cg, c, "_part", cg->part_ty);
+    if (!fn)
+        return;
+    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(cg->ctx, fn, "run");
+    LLVMBasicBlockRef out = LLVMAppendBasicBlockInContext(cg->ctx, fn, "out");
+    LLVMValueRef first = LLVMBuildAnd(cg->b, LLVMBuildICmp(cg->b, LLVMIntEQ, LLVMGetParam(fn, 2), cg_const(cg, 0), ""),
+                                      LLVMBuildICmp(cg->b, LLVMIntNE, LLVMGetParam(fn, 3), cg_const(cg, 0), ""), "");
+    LLVMBuildCondBr(cg->b, first, run, out);
+    LLVMPositionBuilderAtEnd(cg->b, run);
+    LLVMValueRef call[3] = {LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), LLVMConstNull(cg->i64ptr)};
+    LLVMBuildCall2(cg->b, move ? cg->move_ty : cg->copy_ty, whole, call, move ? 3 : 2, "");
+    LLVMBuildBr(cg->b, out);
+    LLVMPositionBuilderAtEnd(cg->b, out);
+    LLVMBuildRetVoid(cg->b);
+}
+
+void cg_emit_copy(Cg *cg, const Copy *c)
+{
+    CopyCtx x;
+    if (!analyze(cg, c, &x))
+        return;
+    RlPlan plan;
+    if (relayout_plan(cg, &x, &plan)) {
+        emit_planned(cg, &x, &plan);
+        rl_plan_free(&plan);
+    } else {
+        emit_cells(cg, &x);
+    }
     free(x.srcw);
 }
 
-/* The loop nest of a copy kernel in its chosen mode (falling back to scalar when the steps do
- * not apply). */
-static void copy_loops(Cg *cg, CopyCtx *x)
+size_t cg_describe_copy(Cg *cg, const Copy *c, char *buf, size_t cap)
 {
-    const CgPlan *dpl = x->dpl;
-    CopyCtx v = *x; /* the mode may fall back to scalar for this variant only */
-    bool done = false;
-    if (v.mode != MODE_SCALAR) {
-        uint64_t *step = mem_calloc((size_t)dpl->nterms + 1, sizeof *step);
-        for (int t = 0; t < dpl->nterms; t++)
-            step[t] = t == v.t1 || (v.mode == MODE_TILE && t == v.t2) ? v.L : 1;
-        v.vty = LLVMVectorType(v.ety, v.L);
-        /* TILE: block the transposed term (4 tiles) so that a strip of tiles reads few source
-         * rows and writes few destination pages (measured best on 256 MiB f32 transposes) */
-        CgHoist h = {.outer = v.t2, .inner = v.t1};
-        uint64_t n1 = dpl->terms[v.t1].count;
-        for (h.block = 4 * (uint64_t)v.L; h.block > v.L && n1 % h.block; h.block -= v.L)
-            ;
-        bool hoist = v.mode == MODE_TILE && v.t2 < v.t1 && h.block < n1;
-        const CgGiven *given = v.given.node ? &v.given : NULL;
-        done = hoist && cg_enumerate_stepped(cg, v.dmap, step, &h, given, copy_body, &v);
-        if (!done)
-            done = cg_enumerate_stepped(cg, v.dmap, step, NULL, given, copy_body, &v);
-        free(step);
+    CopyCtx x;
+    if (cap)
+        buf[0] = 0;
+    if (!analyze(cg, c, &x))
+        return 0;
+    RlPlan plan;
+    size_t n;
+    if (relayout_plan(cg, &x, &plan)) {
+        n = rl_describe(cg->prog, x.dpl, &plan, buf, cap);
+        rl_plan_free(&plan);
+    } else {
+        n = (size_t)snprintf(buf, cap, "  element by element (%s), in one part\n",
+                             !x.linear ? "the source position is not linear in the destination's digits"
+                                       : "too many regions of padding");
     }
-    if (!done) {
-        v.mode = MODE_SCALAR;
-        if (!cg_enumerate_stepped(cg, v.dmap, NULL, NULL, v.given.node ? &v.given : NULL, copy_body, &v)) {
-            diag_error(cg->diags, x->c->loc, "a unit move of %s is too irregular to generate loops for", x->c->name);
-            cg->failed = true;
-        }
-    }
+    free(x.srcw);
+    return n;
 }

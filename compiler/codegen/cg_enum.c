@@ -25,15 +25,27 @@ typedef struct Enum {
     void *user;
     bool dry;
     int bodies;
-    const uint64_t *step;       /* per term: loop stride in values (NULL: 1) */
-    bool step_bad;              /* a stepped term is fixed or truncated somewhere */
-    const CgHoist *hoist;       /* optional loop blocking (see CgHoist) */
-    LLVMValueRef hoist_base;    /* the block's first value of the inner term, while open */
-    const CgHoist *inner_blocked; /* set while inside the block loop */
     const CgGiven *given;       /* a sub-mapping whose term values are given (NULL: none) */
     LLVMValueRef *vals;
     bool *present, *taken;
+    /* Recording (cg_enum_regions): loops are not generated but kept on a stack, and each body becomes a
+     * region; positions and fixed term values stay constants. */
+    bool rec;
+    CgRegionLoop *stack;
+    int depth, cap_stack;
+    CgRegion *regs;
+    int nregs, cap_regs;
+    /* The incremental each walk (cg_enumerate_each): set[t] while term t has its value for the code being
+     * generated; each assignment stores the coordinate of the term's axis where the visitor reads it. */
+    struct EachWalk *each;
+    bool *set;
 } Enum;
+
+/* cg_enumerate_each's state: the visitor and its context, the coordinates of live cells (public axes, updated
+ * where a term's loop advances) and those of padding cells (all 0, stored once). */
+typedef struct EachWalk {
+    LLVMValueRef visit, ctx, live, zeros;
+} EachWalk;
 
 static int count_terms(const Map *m)
 {
@@ -119,6 +131,76 @@ static void set_present(Enum *e, int t0, int nt, bool v)
         e->present[t] = v;
 }
 
+/* Recording: the cell kind of a body of a digit-exact plan, which its taken paddings decide (the most major
+ * wins; a digit-exact plan has no composite base and no digit that can overflow). */
+static int recorded_kind(const Enum *e)
+{
+    int kind = CELL_LIVE, slot = -1;
+    for (int k = 0; k < e->pl->npads; k++)
+        if (e->taken[k] && (slot < 0 || e->pl->pads[k].slot < slot)) {
+            slot = e->pl->pads[k].slot;
+            kind = (int)e->pl->pads[k].node->pad;
+        }
+    return kind;
+}
+
+/* Recording: the body at the loops on the stack becomes a region. */
+static void record_region(Enum *e, LLVMValueRef pos)
+{
+    if (e->nregs == e->cap_regs) {
+        e->cap_regs = e->cap_regs ? 2 * e->cap_regs : 8;
+        e->regs = mem_realloc(e->regs, (size_t)e->cap_regs * sizeof *e->regs);
+    }
+    const CgPlan *pl = e->pl;
+    CgRegion *r = &e->regs[e->nregs++];
+    r->kind = recorded_kind(e);
+    r->pos = LLVMConstIntGetZExtValue(pos);
+    r->nloops = e->depth;
+    r->loops = arena_alloc(&e->cg->arena, ((size_t)e->depth + 1) * sizeof *r->loops);
+    memcpy(r->loops, e->stack, (size_t)e->depth * sizeof *r->loops);
+    r->vals = arena_alloc(&e->cg->arena, ((size_t)pl->nterms + 1) * sizeof *r->vals);
+    r->present = arena_alloc(&e->cg->arena, (size_t)pl->nterms + 1);
+    for (int t = 0; t < pl->nterms; t++) {
+        r->present[t] = e->present[t];
+        r->vals[t] = LLVMConstIntGetZExtValue(e->vals[t]);
+    }
+}
+
+/* Recording: a loop pushed on the stack around the rest of the items (its term's value a placeholder). */
+static void record_loop(Enum *e, Item *items, int n, LLVMValueRef pos, CgRegionLoop l)
+{
+    if (l.term >= 0)
+        e->vals[l.term] = cg_const(e->cg, 0);
+    if (e->depth == e->cap_stack) {
+        e->cap_stack = e->cap_stack ? 2 * e->cap_stack : 16;
+        e->stack = mem_realloc(e->stack, (size_t)e->cap_stack * sizeof *e->stack);
+    }
+    e->stack[e->depth++] = l;
+    gen_rest(e, items, n, pos);
+    e->depth--;
+}
+
+/* Term t takes value v; in the each walk, the coordinate of its axis (the terms that have values, times their
+ * strides) is stored for the visitor, so coordinates change in memory only where their loops advance. */
+static void assign(Enum *e, int t, LLVMValueRef v)
+{
+    e->vals[t] = v;
+    if (!e->each || e->rec)
+        return;
+    e->set[t] = true;
+    Cg *cg = e->cg;
+    const CgPlan *pl = e->pl;
+    int axis = pl->cls[pl->terms[t].cls].axis, pub = prog_public_index(cg->prog, axis);
+    if (pub < 0)
+        return;
+    LLVMValueRef c = cg_const(cg, 0);
+    for (int u = 0; u < pl->nterms; u++)
+        if (e->set[u] && pl->cls[pl->terms[u].cls].axis == axis && pl->terms[u].count > 1)
+            c = LLVMBuildNUWAdd(cg->b, c, LLVMBuildNUWMul(cg->b, e->vals[u], cg_const(cg, pl->terms[u].stride), ""), "");
+    LLVMValueRef at = LLVMConstInt(cg->i64, (unsigned)pub, false);
+    LLVMBuildStore(cg->b, c, LLVMBuildGEP2(cg->b, cg->i64, e->each->live, &at, 1, ""));
+}
+
 static void gen(Enum *e, Item *items, int n, LLVMValueRef pos)
 {
     Cg *cg = e->cg;
@@ -128,6 +210,10 @@ static void gen(Enum *e, Item *items, int n, LLVMValueRef pos)
         e->bodies++;
         if (e->dry)
             return;
+        if (e->rec) {
+            record_region(e, pos);
+            return;
+        }
         const CgPlan *pl = e->pl;
         LLVMValueRef *pres = mem_calloc((size_t)pl->nterms + 1, sizeof *pres);
         LLVMValueRef *tk = mem_calloc((size_t)pl->npads + 1, sizeof *tk);
@@ -149,7 +235,10 @@ static void gen(Enum *e, Item *items, int n, LLVMValueRef pos)
     Item it = items[0];
     const Map *m = it.m;
     if (e->given && m == e->given->node && !it.fixed && it.n == m->size) {
-        if (!e->dry)
+        if (e->rec)
+            for (int t = 0, nt = count_terms(m); t < nt; t++)
+                e->vals[it.t0 + t] = cg_const(cg, 0); /* unknown here; the caller offsets the buffers */
+        else if (!e->dry)
             for (int t = 0, nt = count_terms(m); t < nt; t++) {
                 LLVMValueRef at = LLVMConstInt(cg->i64, (unsigned)t, false);
                 e->vals[it.t0 + t] = LLVMBuildLoad2(cg->b, cg->i64,
@@ -164,89 +253,29 @@ static void gen(Enum *e, Item *items, int n, LLVMValueRef pos)
     case MAP_STRIDE:
     case MAP_MOD: {
         bool term = m->kind != MAP_BCAST;
-        uint64_t st = term && e->step ? e->step[it.t0] : 1;
-        if (st > 1 && (it.fixed || it.n % st)) {
-            e->step_bad = true;
-            return;
-        }
-        const CgHoist *h = e->hoist;
-        if (h && it.t0 == h->inner && it.n != e->pl->terms[h->inner].count) {
-            e->step_bad = true; /* blocking needs the inner term's full range everywhere */
-            return;
-        }
-        if (h && it.t0 == h->outer && !e->dry) {
-            /* open the block loop of the inner term here, outside the outer term's loop */
-            uint64_t nb = e->pl->terms[h->inner].count / h->block;
-            Loop hl = {0};
-            if (nb > 1) {
-                hl = loop_open(cg);
-                e->hoist_base = LLVMBuildNUWMul(cg->b, hl.iv, cg_const(cg, h->block), "");
-            } else {
-                e->hoist_base = cg_const(cg, 0);
-            }
-            const CgHoist *saved = e->hoist;
-            Item *v = mem_alloc((size_t)n * sizeof *v);
-            memcpy(v, items, (size_t)n * sizeof *v);
-            e->hoist = NULL; /* this item again, as a plain loop; the inner term reads hoist_base */
-            e->inner_blocked = saved;
-            gen(e, v, n, pos);
-            e->inner_blocked = NULL;
-            e->hoist = saved;
-            free(v);
-            if (nb > 1)
-                loop_close(cg, &hl, nb);
-            return;
-        }
-        const CgHoist *ib = e->inner_blocked;
-        if (ib && it.t0 == ib->inner && !e->dry) {
-            LLVMValueRef v;
-            Loop l = {0};
-            if (ib->block == st) {
-                v = e->hoist_base;
-            } else {
-                l = loop_open(cg);
-                v = LLVMBuildNUWAdd(cg->b, e->hoist_base, LLVMBuildNUWMul(cg->b, l.iv, cg_const(cg, st), ""), "");
-            }
-            e->vals[it.t0] = v;
-            gen_rest(e, items, n, add_pos(e, pos, v, it.w));
-            if (ib->block != st)
-                loop_close(cg, &l, ib->block / st);
-            return;
-        }
-        if (st > 1) {
-            if (e->dry) {
-                gen_rest(e, items, n, pos);
-                return;
-            }
-            LLVMValueRef v;
-            Loop l = {0};
-            if (it.n == st) {
-                v = cg_const(cg, 0);
-            } else {
-                l = loop_open(cg);
-                v = LLVMBuildNUWMul(cg->b, l.iv, cg_const(cg, st), "");
-            }
-            e->vals[it.t0] = v;
-            gen_rest(e, items, n, add_pos(e, pos, v, it.w));
-            if (it.n != st)
-                loop_close(cg, &l, it.n / st);
-            return;
-        }
         if (it.fixed || it.n == 1) {
             uint64_t q = it.fixed ? it.q : 0;
             if (term && !e->dry)
-                e->vals[it.t0] = cg_const(cg, q);
+                assign(e, it.t0, cg_const(cg, q));
             gen_rest(e, items, n, e->dry ? pos : add_pos(e, pos, cg_const(cg, q), it.w));
+            if (term && e->set)
+                e->set[it.t0] = false;
             return;
         }
         if (e->dry) {
             gen_rest(e, items, n, pos);
             return;
         }
+        if (e->rec) {
+            record_loop(e, items, n, pos, (CgRegionLoop){it.n, 0, it.w, term ? it.t0 : -1});
+            return;
+        }
         Loop l = loop_open(cg);
         if (term)
-            e->vals[it.t0] = l.iv;
+            assign(e, it.t0, l.iv);
         gen_rest(e, items, n, add_pos(e, pos, l.iv, it.w));
+        if (term && e->set)
+            e->set[it.t0] = false;
         loop_close(cg, &l, it.n);
         return;
     }
@@ -307,6 +336,8 @@ static void gen(Enum *e, Item *items, int n, LLVMValueRef pos)
         set_present(e, it.t0, nt, false);
         if (e->dry || it.n - inner == 1) {
             gen_rest(e, items, n, e->dry ? pos : add_pos(e, pos, cg_const(cg, inner), it.w));
+        } else if (e->rec) {
+            record_loop(e, items, n, pos, (CgRegionLoop){it.n - inner, inner, it.w, -1});
         } else {
             Loop l = loop_open(cg);
             LLVMValueRef at = LLVMBuildNUWAdd(cg->b, l.iv, cg_const(cg, inner), "");
@@ -318,6 +349,28 @@ static void gen(Enum *e, Item *items, int n, LLVMValueRef pos)
         return;
     }
     }
+}
+
+/* An enumeration of plan pl (dry, nothing generated yet) with the body given; enum_free releases it. */
+static Enum enum_init(Cg *cg, const CgPlan *pl, const CgGiven *given, CgBodyFn body, void *user)
+{
+    Enum e = {.cg = cg, .pl = pl, .body = body, .user = user, .dry = true, .given = given};
+    e.vals = mem_calloc((size_t)pl->nterms + 1, sizeof *e.vals);
+    e.present = mem_alloc(((size_t)pl->nterms + 1) * sizeof *e.present);
+    e.taken = mem_calloc((size_t)pl->npads + 1, sizeof *e.taken);
+    for (int t = 0; t < pl->nterms; t++)
+        e.present[t] = true;
+    return e;
+}
+
+static void enum_free(Enum *e)
+{
+    free(e->vals);
+    free(e->present);
+    free(e->taken);
+    free(e->set);
+    free(e->stack);
+    free(e->regs);
 }
 
 /* Fallback: one loop over the positions, each cell through the cell function. */
@@ -340,27 +393,18 @@ static void gen_flat(Cg *cg, const Map *m, CgBodyFn body, void *user)
     loop_close(cg, &l, m->size);
 }
 
-bool cg_enumerate_stepped(Cg *cg, const Map *m, const uint64_t *step, const CgHoist *hoist, const CgGiven *given,
-                          CgBodyFn body, void *user)
+bool cg_enumerate_given(Cg *cg, const Map *m, const CgGiven *given, CgBodyFn body, void *user)
 {
     const CgPlan *pl = cg_plan(cg, m);
     if (!pl) {
         cg->failed = true;
         return true;
     }
-    Enum e = {.cg = cg, .pl = pl, .body = body, .user = user, .dry = true, .step = step, .hoist = hoist,
-              .given = given};
-    e.vals = mem_calloc((size_t)pl->nterms + 1, sizeof *e.vals);
-    e.present = mem_alloc(((size_t)pl->nterms + 1) * sizeof *e.present);
-    e.taken = mem_calloc((size_t)pl->npads + 1, sizeof *e.taken);
-    for (int t = 0; t < pl->nterms; t++)
-        e.present[t] = true;
+    Enum e = enum_init(cg, pl, given, body, user);
     Item root = {.m = m, .n = m->size, .w = 1};
     gen(&e, &root, 1, NULL);
-    bool ok = !(step && (e.step_bad || e.bodies > CG_MAX_BODIES));
-    if (!ok) {
-        /* nothing generated: the caller falls back to unit steps */
-    } else if (e.bodies > CG_MAX_BODIES && !given) {
+    bool ok = true;
+    if (e.bodies > CG_MAX_BODIES && !given) {
         gen_flat(cg, m, body, user);
     } else if (e.bodies > CG_MAX_BODIES) {
         ok = false; /* the flat fallback enumerates every position: a given part needs the loops */
@@ -369,13 +413,105 @@ bool cg_enumerate_stepped(Cg *cg, const Map *m, const uint64_t *step, const CgHo
         e.bodies = 0;
         gen(&e, &root, 1, cg_const(cg, 0));
     }
-    free(e.vals);
-    free(e.present);
-    free(e.taken);
+    enum_free(&e);
     return ok;
+}
+
+bool cg_enum_regions(Cg *cg, const Map *m, const CgGiven *given, CgRegion **regions, int *nregions)
+{
+    *regions = NULL;
+    *nregions = 0;
+    const CgPlan *pl = cg_plan(cg, m);
+    if (!pl || !pl->exact)
+        return false;
+    Enum e = enum_init(cg, pl, given, NULL, NULL);
+    Item root = {.m = m, .n = m->size, .w = 1};
+    gen(&e, &root, 1, NULL);
+    bool ok = e.bodies <= CG_MAX_BODIES;
+    if (ok) {
+        for (int t = 0; t < pl->nterms; t++)
+            e.vals[t] = cg_const(cg, 0);
+        e.dry = false;
+        e.rec = true;
+        e.bodies = 0;
+        gen(&e, &root, 1, cg_const(cg, 0));
+        *regions = arena_alloc(&cg->arena, ((size_t)e.nregs + 1) * sizeof **regions);
+        if (e.nregs)
+            memcpy(*regions, e.regs, (size_t)e.nregs * sizeof **regions);
+        *nregions = e.nregs;
+    }
+    enum_free(&e);
+    return ok;
+}
+
+/* The body of the incremental each walk: the visitor called with the live coordinates or the zeros. */
+static void each_visit(Cg *cg, void *user, LLVMValueRef pos, LLVMValueRef kind, LLVMValueRef *sub, LLVMValueRef *vals,
+                       const bool *present)
+{
+    (void)sub;
+    (void)vals;
+    (void)present;
+    EachWalk *w = user;
+    bool live = LLVMConstIntGetZExtValue(kind) == CELL_LIVE;
+    LLVMValueRef args[4] = {w->ctx, pos, kind, live ? w->live : w->zeros};
+    LLVMBuildCall2(cg->b, cg->visit_ty, w->visit, args, 4, "");
+}
+
+/* The body of the general each walk: every public coordinate stored, then the visitor called. */
+static void each_body(Cg *cg, void *user, LLVMValueRef pos, LLVMValueRef kind, LLVMValueRef *sub, LLVMValueRef *vals,
+                      const bool *present)
+{
+    (void)vals;
+    (void)present;
+    EachWalk *w = user;
+    for (int a = 0; a < cg->prog->naxes; a++) {
+        int i = prog_public_index(cg->prog, a);
+        if (i < 0)
+            continue;
+        LLVMValueRef idx = LLVMConstInt(cg->i64, (unsigned)i, false);
+        LLVMBuildStore(cg->b, sub[a], LLVMBuildGEP2(cg->b, cg->i64, w->live, &idx, 1, ""));
+    }
+    LLVMValueRef args[4] = {w->ctx, pos, kind, w->live};
+    LLVMBuildCall2(cg->b, cg->visit_ty, w->visit, args, 4, "");
+}
+
+void cg_enumerate_each(Cg *cg, const Map *m, LLVMValueRef visit, LLVMValueRef ctx)
+{
+    unsigned np = (unsigned)prog_public_axes(cg->prog);
+    EachWalk w = {.visit = visit, .ctx = ctx, .live = cg_alloca(cg, cg->i64, np ? np : 1, "coords")};
+    const CgPlan *pl = cg_plan(cg, m);
+    if (!pl) {
+        cg->failed = true;
+        return;
+    }
+    if (!pl->exact) {
+        cg_enumerate(cg, m, each_body, &w);
+        return;
+    }
+    /* digit-exact: a live cell's coordinates are sums of its terms' digits and every body's kind a constant */
+    w.zeros = cg_alloca(cg, cg->i64, np ? np : 1, "zeros");
+    for (unsigned i = 0; i < np; i++) {
+        LLVMValueRef at = LLVMConstInt(cg->i64, i, false);
+        LLVMBuildStore(cg->b, cg_const(cg, 0), LLVMBuildGEP2(cg->b, cg->i64, w.zeros, &at, 1, ""));
+        LLVMBuildStore(cg->b, cg_const(cg, 0), LLVMBuildGEP2(cg->b, cg->i64, w.live, &at, 1, ""));
+    }
+    Enum e = enum_init(cg, pl, NULL, each_visit, &w);
+    e.each = &w;
+    e.set = mem_calloc((size_t)pl->nterms + 1, sizeof *e.set);
+    Item root = {.m = m, .n = m->size, .w = 1};
+    gen(&e, &root, 1, NULL);
+    if (e.bodies > CG_MAX_BODIES) {
+        e.each = NULL;
+        gen_flat(cg, m, each_body, &w);
+    } else {
+        e.dry = false;
+        e.bodies = 0;
+        gen(&e, &root, 1, cg_const(cg, 0));
+    }
+    enum_free(&e);
 }
 
 void cg_enumerate(Cg *cg, const Map *m, CgBodyFn body, void *user)
 {
-    cg_enumerate_stepped(cg, m, NULL, NULL, NULL, body, user);
+    cg_enumerate_given(cg, m, NULL, body, user);
 }

@@ -125,12 +125,15 @@ struct Cg {
     LLVMModuleRef mod;      /* borrowed from the unit being generated */
     LLVMBuilderRef b;       /* owned; disposed when generation ends */
     LLVMTypeRef i1, i8, i16, i32, i64, vptr, i64ptr;
-    LLVMTypeRef cell_ty, offset_ty, visit_ty, each_ty, copy_ty, move_ty;
+    LLVMTypeRef cell_ty, offset_ty, visit_ty, each_ty, copy_ty, move_ty, part_ty;
     const char *prefix;
     struct CgMemo { const Map *map; const CgPlan *plan; LLVMValueRef cell, offset; } *memo;
     int nmemo, memo_cap;
     int nfn;                /* counter for internal function names */
     bool failed;
+    TargetIsa isa;          /* the vector ISA of relayout kernels (never TARGET_ISA_HOST) */
+    bool isa_features;      /* relayout kernels carry isa's target features (else the module's CPU decides) */
+    TargetCaches caches;    /* the caches relayout kernels block for */
 };
 
 /* The per-map memo entry (created on first use). */
@@ -161,6 +164,10 @@ LLVMValueRef cg_sat_mulc(Cg *cg, LLVMValueRef x, uint64_t w);
 typedef void (*CgBodyFn)(Cg *cg, void *user, LLVMValueRef pos, LLVMValueRef kind, LLVMValueRef *sub,
                          LLVMValueRef *vals, const bool *present);
 void cg_enumerate(Cg *cg, const Map *m, CgBodyFn body, void *user);
+/* The body of E_each: every position of m in order, visit(ctx, pos, kind, coords) called with the public
+ * coordinates; for a digit-exact m each coordinate is stored only where a loop of its axis advances (the
+ * visitor must not write them), padding cells get an array of zeros. */
+void cg_enumerate_each(Cg *cg, const Map *m, LLVMValueRef visit, LLVMValueRef ctx);
 /* A sub-mapping whose term values are given at run time instead of enumerated: node (a node of the
  * enumerated mapping, met at a live position) has its terms' values, in pre-order, at values[0..]
  * (an i64 pointer), and contributes nothing to the position (the caller offsets the buffers). */
@@ -168,22 +175,41 @@ typedef struct CgGiven {
     const Map *node;
     LLVMValueRef values;
 } CgGiven;
-/* The same with term t's loop advancing step[t] values at a time (the body handles the run).
- * Generates nothing and returns false when a stepped term is somewhere fixed or truncated to a
- * count the step does not divide. */
-/* Loop blocking for locality: the inner term's range is cut into blocks of `block` values, and
- * the loop over blocks is opened just outside the outer term's loop (a legal reordering for
- * kernels whose positions are independent, such as copies). */
-typedef struct CgHoist {
-    int outer, inner;       /* terms; outer comes first in pre-order */
-    uint64_t block;         /* divides the inner term's count; a multiple of its step */
-} CgHoist;
-bool cg_enumerate_stepped(Cg *cg, const Map *m, const uint64_t *step, const CgHoist *hoist, const CgGiven *given,
-                          CgBodyFn body, void *user);
+/* The same with the given sub-mapping's terms read at run time (given NULL: none); false (nothing generated)
+ * when a given part meets more bodies than the loops generate (the flat fallback cannot take it). */
+bool cg_enumerate_given(Cg *cg, const Map *m, const CgGiven *given, CgBodyFn body, void *user);
+
+/* One loop of a region: its value runs over start .. start + count - 1, adding value · weight to the
+ * position; term is the plan term whose value it is (-1: a broadcast, or a run of padding positions). */
+typedef struct CgRegionLoop {
+    uint64_t count, start, weight;
+    int term;
+} CgRegionLoop;
+/* Positions of one cell kind that the enumeration visits with the same loops: pos + the loops' sums
+ * (loops outer to inner, in enumeration order). The terms no loop iterates hold vals[t] (0 for a given
+ * node's); present[t] is false under a taken padding. Arrays in cg's arena. */
+typedef struct CgRegion {
+    int kind;
+    uint64_t pos;
+    CgRegionLoop *loops;
+    int nloops;
+    uint64_t *vals;
+    bool *present;
+} CgRegion;
+/* The positions of a digit-exact mapping m as the enumeration's regions, in order (given: as in
+ * cg_enumerate_given, its terms left out); false (nothing recorded) when m is not digit-exact or has
+ * more regions than the enumeration generates bodies for. */
+bool cg_enum_regions(Cg *cg, const Map *m, const CgGiven *given, CgRegion **regions, int *nregions);
 
 /* Emits the exported functions of a type / a copy kernel into cg->mod. */
 void cg_emit_type(Cg *cg, const char *name, const Map *m);
 void cg_emit_copy(Cg *cg, const Copy *c);
+/* The plan cg_emit_copy follows for c, in words (lines starting with two spaces); snprintf-like, 0 after a
+ * diagnostic. */
+size_t cg_describe_copy(Cg *cg, const Copy *c, char *buf, size_t cap);
+/* Gives fn cg->isa's target features (relayout kernels of objects compiled for a named ISA, and JIT kernels
+ * for an ISA below the host's). */
+void cg_isa_attribute(Cg *cg, LLVMValueRef fn);
 /* Emits declared kernel k compiled ahead of time (cg_kernel_aot.c; see gemm_codegen.h): its routines, staging
  * kernels and descriptor (internal) and the exported entry point PREFIX<name>; cg->failed after a diagnostic. */
 void cg_emit_kernel(Cg *cg, const KernelDecl *k);

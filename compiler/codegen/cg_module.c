@@ -5,6 +5,7 @@
 
 #include <llvm-c/Analysis.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Prepares cg for generating into the unit's module; false if the evaluator cannot be made. */
 static bool begin(Cg *cg, const Prog *prog, CgUnit *u, const CgOptions *opt, Diags *d)
@@ -34,6 +35,15 @@ static bool begin(Cg *cg, const Prog *prog, CgUnit *u, const CgOptions *opt, Dia
     cg->copy_ty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), copy_args, 2, false);
     LLVMTypeRef move_args[3] = {cg->vptr, cg->vptr, cg->i64ptr};
     cg->move_ty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), move_args, 3, false);
+    LLVMTypeRef part_args[4] = {cg->vptr, cg->vptr, cg->i64, cg->i64};
+    cg->part_ty = LLVMFunctionType(LLVMVoidTypeInContext(ctx), part_args, 4, false);
+    /* relayout kernels: the JIT's take the program's ISA (the host's best unless named), restricted by target
+     * features when it is below the host's; an object's take a named ISA's features, else portable vectors */
+    bool object = opt && opt->object;
+    cg->isa = object && prog->target == TARGET_ISA_HOST ? TARGET_ISA_PORTABLE : target_resolve(prog->target);
+    cg->isa_features = object ? prog->target != TARGET_ISA_HOST && cg->isa != TARGET_ISA_PORTABLE
+                              : cg->isa != target_host_isa();
+    cg->caches = prog->caches.l1d ? prog->caches : target_host_caches();
     return true;
 }
 
@@ -77,4 +87,34 @@ bool cg_copy_only(const Prog *prog, CgUnit *u, const Copy *c, const CgOptions *o
         return false;
     cg_emit_copy(&cg, c);
     return end(&cg);
+}
+
+char *cg_copy_plan(const Prog *prog, const Copy *c, const CgOptions *opt, Diags *d)
+{
+    CgUnit u;
+    if (!cg_unit_open(&u, "mapc_plan")) {
+        diag_error(d, (Loc){0}, "cannot create an LLVM module");
+        return NULL;
+    }
+    Cg cg;
+    char *text = NULL;
+    if (begin(&cg, prog, &u, opt, d)) {
+        /* planning folds constants with the builder: it needs a function to stand in */
+        LLVMValueRef fn = LLVMAddFunction(cg.mod, "mapc.plan", cg.copy_ty);
+        LLVMPositionBuilderAtEnd(cg.b, LLVMAppendBasicBlockInContext(cg.ctx, fn, "entry"));
+        enum { CAP = 1 << 16 }; /* a few hundred bytes a box, at most 64 boxes */
+        text = mem_alloc(CAP);
+        size_t n = cg_describe_copy(&cg, c, text, CAP);
+        if (cg.failed) {
+            free(text);
+            text = NULL;
+        } else if (n >= CAP) {
+            memcpy(text + CAP - 5, "...\n", 5);
+        }
+        LLVMBuildRetVoid(cg.b);
+        cg.failed = cg.failed || !text;
+        end(&cg);
+    }
+    cg_unit_close(&u);
+    return text;
 }

@@ -131,10 +131,6 @@ static LLVMValueRef export_fn(Cg *cg, const char *name, const char *suffix, LLVM
     return fn;
 }
 
-typedef struct EachCtx {
-    LLVMValueRef visit, ctx, coords;
-} EachCtx;
-
 /* Copies coordinates between a full array (every axis of the program) and a public one (the axes of
  * axes![...], prog_public_index): to_public stores full[a] into public[i], else public[i] into full[a]
  * and 0 into the tile axes' entries. */
@@ -158,24 +154,6 @@ static void copy_coords(Cg *cg, LLVMValueRef full, LLVMValueRef pub, bool to_pub
     }
 }
 
-/* The body of E_each: stores the public coordinates and calls visit(ctx, pos, kind, coords). */
-static void each_body(Cg *cg, void *user, LLVMValueRef pos, LLVMValueRef kind, LLVMValueRef *sub, LLVMValueRef *vals,
-                      const bool *present)
-{
-    (void)vals;
-    (void)present;
-    EachCtx *x = user;
-    for (int a = 0; a < cg->prog->naxes; a++) {
-        int i = prog_public_index(cg->prog, a);
-        if (i < 0)
-            continue;
-        LLVMValueRef idx = LLVMConstInt(cg->i64, (unsigned)i, false);
-        LLVMBuildStore(cg->b, sub[a], LLVMBuildGEP2(cg->b, cg->i64, x->coords, &idx, 1, ""));
-    }
-    LLVMValueRef args[4] = {x->ctx, pos, kind, x->coords};
-    LLVMBuildCall2(cg->b, cg->visit_ty, x->visit, args, 4, "");
-}
-
 /* The exported functions of a type: E_cell, E_offset and E_each over public coordinates (the internal
  * functions take one entry per axis of the program, tile axes included). */
 void cg_emit_type(Cg *cg, const char *name, const Map *m)
@@ -184,7 +162,7 @@ void cg_emit_type(Cg *cg, const char *name, const Map *m)
     LLVMValueRef off = cell ? cg_offset_fn(cg, m) : NULL;
     if (!off)
         return;
-    unsigned na = (unsigned)cg->prog->naxes, np = (unsigned)prog_public_axes(cg->prog);
+    unsigned na = (unsigned)cg->prog->naxes;
     LLVMValueRef fn = export_fn(cg, name, "_cell", cg->cell_ty);
     if (!fn)
         return;
@@ -204,8 +182,6 @@ void cg_emit_type(Cg *cg, const char *name, const Map *m)
     fn = export_fn(cg, name, "_each", cg->each_ty);
     if (!fn)
         return;
-    EachCtx x = {.visit = LLVMGetParam(fn, 0), .ctx = LLVMGetParam(fn, 1)};
-    x.coords = cg_alloca(cg, cg->i64, np ? np : 1, "coords");
-    cg_enumerate(cg, m, each_body, &x);
+    cg_enumerate_each(cg, m, LLVMGetParam(fn, 0), LLVMGetParam(fn, 1));
     LLVMBuildRetVoid(cg->b);
 }

@@ -1,4 +1,5 @@
-/* cg_target.c — target machines for the JIT and for objects, the -O pass pipelines, LLVM messages. */
+/* cg_target.c — target machines for the JIT and for objects, the -O pass pipelines, LLVM messages, and the
+ * target features of a relayout kernel's ISA. */
 #include "cg_impl.h"
 
 #include <llvm/Config/llvm-config.h>
@@ -155,4 +156,15 @@ char *cg_host_signature(void)
     LLVMDisposeMessage(name);
     LLVMDisposeMessage(feat);
     return sig;
+}
+
+void cg_isa_attribute(Cg *cg, LLVMValueRef fn)
+{
+    /* objects: what the ISA adds to any x86-64 CPU; the JIT: what the host has beyond it */
+    const char *f = cg->isa == TARGET_ISA_AVX512 ? "+avx512f,+avx512bw,+avx512vl,+avx512dq,+avx2,+avx,+fma,+f16c"
+                    : cg->isa == TARGET_ISA_AVX2 ? (target_host_isa() == TARGET_ISA_AVX512 ? "+avx2,+avx,+fma,-avx512f"
+                                                                                             : "+avx2,+avx,+fma")
+                                                 : "-avx";
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(cg->ctx, "target-features", 15, f, (unsigned)strlen(f)));
 }

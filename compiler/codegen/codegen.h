@@ -19,6 +19,11 @@
  *                                                    incrementally (loops over digits, no division)
  * and per `copy NAME: SRC -> DST as T;`:
  *   void    NAME(void *dst, const void *src)         the relayout kernel
+ *   void    NAME_part(void *dst, const void *src, uint64_t part, uint64_t nparts)
+ *                                                    part `part` of `nparts` (nparts <= 65536) of it: the parts
+ *                                                    write disjoint blocks of the destination and together all
+ *                                                    of it, so threads may run them at once (part >= nparts:
+ *                                                    nothing)
  */
 
 typedef struct CgOptions {
@@ -27,6 +32,9 @@ typedef struct CgOptions {
     const char *cpu;        /* NULL: the host CPU (JIT) or CG_DEFAULT_CPU (objects) */
     const char *features;   /* NULL: the host's features with a host CPU, else none */
     bool kernels;           /* also compile the declared kernels ahead of time (objects, see gemm_codegen.h) */
+    bool object;            /* the code is for an object, not the JIT: relayout kernels take the vectors of the
+                             * program's named ISA (prog_set_target) with its target features, or without one
+                             * the portable ISA's for the object's CPU */
     bool cleanup_only;      /* the code is generated unrolled and vectorized (GEMM routines): run only a cleanup
                              * pipeline (SROA, CSE, instcombine, LICM, GVN) instead of -O<n>'s, which costs a
                              * fraction of the compile time for the same machine code speed */
@@ -47,6 +55,10 @@ char *cg_host_signature(void);
 typedef enum { CG_EMIT_OBJ, CG_EMIT_ASM, CG_EMIT_LLVM } CgEmitKind;
 /* Compiles prog and writes an object, assembly or IR file to path; false after diagnostics. */
 bool cg_emit_file(const Prog *prog, const CgOptions *opt, CgEmitKind kind, const char *path, Diags *d);
+/* The relayout plan of copy c when compiled with opt (malloc'ed lines, each starting with two spaces: the
+ * ISA, vectors and caches, each box of the destination with its vector mode, tiles, blocks and loop order,
+ * the stores, the contiguous width). NULL after a diagnostic in d. */
+char *cg_copy_plan(const Prog *prog, const Copy *c, const CgOptions *opt, Diags *d);
 /* Writes a C header declaring every emitted symbol, the sizes and the cell-kind enum. */
 bool cg_write_header(const Prog *prog, const CgOptions *opt, const char *path, const char *guard, Diags *d);
 

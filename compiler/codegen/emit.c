@@ -41,6 +41,7 @@ bool cg_emit_file(const Prog *prog, const CgOptions *opt, CgEmitKind kind, const
     }
     CgOptions with_kernels = *opt;
     with_kernels.kernels = true; /* an object holds the declared kernels too */
+    with_kernels.object = true;
     bool ok = cg_program(prog, &u, &with_kernels, d);
     LLVMModuleRef mod = u.mod; /* owned by the unit */
     char *err = NULL;

@@ -22,7 +22,7 @@ static void naxes_macro(const char *prefix, const char *guard, char *out, size_t
 }
 
 /* Writes the header's text to f. */
-static void write_header(FILE *f, const Prog *prog, const char *p, const char *guard)
+static void write_header(FILE *f, const Prog *prog, const char *p, const char *guard, char *const *plans)
 {
     char naxes[512];
     naxes_macro(p, guard, naxes, sizeof naxes);
@@ -54,9 +54,18 @@ static void write_header(FILE *f, const Prog *prog, const char *p, const char *g
     }
     for (int i = 0; i < prog->ncopies; i++) {
         const Copy *c = prog->copies[i];
-        fprintf(f, "/* copy %s as %s: dst holds %llu elements, src %llu */\n", c->name, elem_type_name(c->elem),
+        fprintf(f, "/* copy %s as %s: dst holds %llu elements, src %llu. Its plan:\n", c->name, elem_type_name(c->elem),
                 (unsigned long long)c->dst->size, (unsigned long long)c->src->size);
-        fprintf(f, "void %s%s(void *dst, const void *src);\n\n", p, c->name);
+        for (const char *l = plans[i]; l && *l;) {
+            size_t n = strcspn(l, "\n");
+            fprintf(f, " * %.*s\n", (int)n, l);
+            l += n + (l[n] == '\n');
+        }
+        fprintf(f, " * %s%s_part(dst, src, part, nparts) runs part `part` of `nparts` (at most 65536): the parts write\n"
+                   " * disjoint blocks of dst and together all of it, so threads may run them at once. */\n",
+                p, c->name);
+        fprintf(f, "void %s%s(void *dst, const void *src);\n", p, c->name);
+        fprintf(f, "void %s%s_part(void *dst, const void *src, uint64_t part, uint64_t nparts);\n\n", p, c->name);
     }
     for (int i = 0; i < prog->ntensors; i++) {
         const TensorDecl *t = prog->tensors[i];
@@ -98,18 +107,29 @@ bool cg_write_header(const Prog *prog, const CgOptions *opt, const char *path, c
 {
     if (!cg_check_symbols(prog, opt, d))
         return false;
+    /* each copy's relayout plan, as the object's code follows it */
+    CgOptions object = *opt;
+    object.object = true;
+    char **plans = mem_calloc((size_t)prog->ncopies + 1, sizeof *plans);
+    bool ok = true;
+    for (int i = 0; i < prog->ncopies && ok; i++)
+        ok = (plans[i] = cg_copy_plan(prog, prog->copies[i], &object, d)) != NULL;
     char *text = NULL;
     size_t n = 0;
-    FILE *f = open_memstream(&text, &n);
-    if (!f) {
+    FILE *f = ok ? open_memstream(&text, &n) : NULL;
+    if (f) {
+        write_header(f, prog, opt->prefix ? opt->prefix : "", guard, plans);
+        ok = fclose(f) == 0 && text;
+        if (!ok)
+            diag_error(d, (Loc){0}, "out of memory");
+    } else if (ok) {
         diag_error(d, (Loc){0}, "out of memory");
-        return false;
+        ok = false;
     }
-    write_header(f, prog, opt->prefix ? opt->prefix : "", guard);
-    bool ok = fclose(f) == 0 && text;
-    if (!ok)
-        diag_error(d, (Loc){0}, "out of memory");
     ok = ok && cg_write_bytes(path, text, n, d);
     free(text);
+    for (int i = 0; i < prog->ncopies; i++)
+        free(plans[i]);
+    free(plans);
     return ok;
 }

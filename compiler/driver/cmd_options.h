@@ -22,6 +22,7 @@ typedef struct RunOptions {
     double start;           /* when the command began (drv_now) */
     int mpi;                /* --mpi: -1 auto (when started by mpirun), 0 off, 1 on */
     struct RtTransport *transport; /* the job's processes, one chip each; NULL: one process (set when running) */
+    bool plan_only;         /* --plan: a copy's relayout plan, nothing run */
 } RunOptions;
 
 /* Parses run's arguments (after the command name) into *o, defaults first (one thread, 5 repetitions,

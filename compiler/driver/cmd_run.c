@@ -1,5 +1,7 @@
-/* cmd_run.c — "mapc run": JIT-compile a declared GEMM kernel, run it on seeded operands, verify, time. */
+/* cmd_run.c — "mapc run": JIT-compile a declared GEMM kernel, run it on seeded operands, verify, time (a copy:
+ * cmd_run_copy.c). */
 #include "cmd_options.h"
+#include "cmd_run_copy.h"
 #include "driver.h"
 #include "gemm/rt_gemm.h"
 #include "progress.h"
@@ -543,13 +545,15 @@ int run_parse_options(int argc, char **argv, RunOptions *out)
                 return drv_usage_error("--mpi takes on, off or auto%s", "");
             i++;
             o.mpi = strcmp(argv[i], "on") == 0 ? 1 : strcmp(argv[i], "off") == 0 ? 0 : -1;
+        } else if (strcmp(a, "--plan") == 0) {
+            o.plan_only = true;
         } else if (strcmp(a, "--check") == 0) {
             if (!has_value || (strcmp(argv[i + 1], "all") != 0 && strcmp(argv[i + 1], "auto") != 0))
                 return drv_usage_error("--check takes all or auto%s", "");
             o.check_all = strcmp(argv[++i], "all") == 0;
         } else if (a[0] == '-' && a[1]) {
             static const char *const known[] = {"--m", "--n", "--k", "--threads", "--reps", "--seed", "--alpha",
-                                                "--beta", "--check", "--isa", "--help", "--color", NULL};
+                                                "--beta", "--check", "--isa", "--plan", "--help", "--color", NULL};
             return drv_unknown_option("run", a, known);
         } else if (npos < 2) {
             pos[npos++] = a;
@@ -558,7 +562,7 @@ int run_parse_options(int argc, char **argv, RunOptions *out)
         }
     }
     if (npos != 2)
-        return drv_usage_error("run needs FILE and KERNEL%s", "");
+        return drv_usage_error("run needs FILE and KERNEL (or COPY)%s", "");
     o.file = pos[0];
     o.kernel = pos[1];
     *out = o;
@@ -575,6 +579,19 @@ int cmd_run(int argc, char **argv)
     if (cores > 0 && o.threads > cores) /* allowed (the threads share the cores), but rarely what was meant */
         fprintf(stderr, "mapc: note: --threads %d is more than the %ld cores of this machine: the threads will share "
                         "them, and the times measure that\n", o.threads, cores);
+    /* a copy: its plan, run and check (cmd_run_copy.c) */
+    Prog *cp = drv_load_into(target_prog(&o), o.file, false);
+    if (!cp)
+        return DRV_EXIT_INPUT;
+    for (int i = 0; i < cp->ncopies; i++)
+        if (strcmp(cp->copies[i]->name, o.kernel) == 0) {
+            int status = run_copy(cp, cp->copies[i], &o);
+            prog_free(cp);
+            return status;
+        }
+    prog_free(cp);
+    if (o.plan_only)
+        return drv_usage_error("--plan applies to copies, and %s is not one", o.kernel);
     const KernelDecl *k;
     Prog *p = load_kernel(o.file, o.kernel, &o, &k);
     if (!p)

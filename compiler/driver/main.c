@@ -25,7 +25,7 @@ static const char usage_text[] =
     "  describe FILE NAME            print a mapping as a tiled![...] or strided![...] descriptor\n"
     "  export FILE NAME --to FORMAT  print a mapping as a CuTe, Triton, MLIR affine or strided, or TVM layout\n"
     "  emit  FILE -o OUT [options]   compile types, copies and kernels to an object, assembly or IR\n"
-    "  run   FILE KERNEL [options]   JIT-compile a GEMM kernel, run it on seeded data, verify, time\n"
+    "  run   FILE KERNEL [options]   JIT-compile a GEMM kernel or a copy, run it on seeded data, verify, time\n"
     "  where FILE TENSOR INDEX       every unit and element position holding INDEX (an i![...] literal)\n"
     "  sequence FILE BUF --time T --packet P   the NPU sequencer config of BUF walked as [T, P]\n"
     "  dma   FILE SRC DST            the NPU DMA command moving tensor SRC to DST: configs, tails, cycles\n"
@@ -118,7 +118,7 @@ static const struct {
              "  --prefix P   prepend P to every emitted symbol\n"},
     {"run", "usage: mapc run FILE KERNEL [--m M] [--n N] [--k K] [--threads T] [--reps R] [--seed S]\n"
             "                [--alpha A] [--beta B] [--check all|auto] [--isa avx512|avx2|portable]\n"
-            "                [--mpi on|off|auto]\n"
+            "                [--mpi on|off|auto] [--plan]\n"
             "JIT-compiles the GEMM kernel KERNEL of FILE (C <- alpha*A*B + beta*C over its HBM tensors), fills\n"
             "A, B and C with seeded random values (C with NaN when beta is 0), runs it once and compares C\n"
             "with a double-precision reference (relative to the sum of the magnitudes of each element's\n"
@@ -129,7 +129,10 @@ static const struct {
             "Under mpirun with P processes (P the chips of the kernel's operands) each process computes one chip;\n"
             "moves between chips are MPI messages. --mpi auto (default) joins the job when mpirun started\n"
             "the process, on insists (error without MPI), off stays in one process (chips as threads).\n"
-            "Exit 1 if the check fails. Defaults: 1 thread, seed 1, alpha 1, beta 0.\n"},
+            "Exit 1 if the check fails. Defaults: 1 thread, seed 1, alpha 1, beta 0.\n"
+            "When KERNEL names a copy, prints its relayout plan (vectors, tiles, blocks, loop order, stores),\n"
+            "then (unless --plan) runs it on T threads, each running part k of T, checks every destination\n"
+            "position against the interpreter (8192 seeded ones above 2^22) and times R runs beside memcpy.\n"},
     {"where", "usage: mapc where FILE TENSOR INDEX\n"
               "Prints every unit and element position of the tensor TENSOR that holds INDEX, an i![...] literal\n"
               "(omitted axes are 0), one line each in layout order: \"chip C, cluster L, slice S, element P\"\n"

@@ -25,4 +25,21 @@ bool cgtest_check_type(const Prog *p, const Map *m, const char *name, CellFn cel
  * Returns the JIT, or NULL after counting one failure that names the first diagnostic. */
 Jit *cgtest_compile(Prog *p, const char *name, const char *text, int opt_level);
 
+/* How cgtest_check_copy runs a copy kernel: NAME once; NAME_part for each of 3 parts alone (checking that
+ * no two write one position and that together they write exactly the live and pad(zero) positions), then all
+ * of them in reverse order; or parts 0 and 1 of 2 on two threads at once. */
+typedef enum { CGTEST_WHOLE, CGTEST_PARTS, CGTEST_THREADS } CgtestRun;
+
+/* What copy c must leave at each destination position by the interpreter: the source position whose element
+ * it gets (the smallest holding the same index), -2 for pad(zero), -1 to stay untouched. malloc'ed; NULL with
+ * the reason in why when a cell cannot be evaluated or a live cell has no source. */
+int64_t *cgtest_copy_expected(const Prog *p, Evaluator *ev, const Copy *c, char *why, size_t cap);
+
+/* Runs copy c of j (compiled from p) as how says on a poisoned destination that starts shift elements past a
+ * 64-byte boundary, and compares every byte with want (cgtest_copy_expected) and the bytes around the
+ * destination with the poison. Counts one check, named by label; a failure names the first wrong position and
+ * both layouts. */
+bool cgtest_check_copy(const Prog *p, Jit *j, const Copy *c, const int64_t *want, CgtestRun how, int shift,
+                       const char *label);
+
 #endif

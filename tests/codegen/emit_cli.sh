@@ -37,5 +37,15 @@ check "copy without source names the index" grep -q "copy.map:3:1: error: copy h
 check "copy element type" grep -q "copy.map:4:.*unknown element type 'f99'" "$tmp/err"
 check "unwritable output is 1" test "$(status "$mapc" emit "$cases" -o "$tmp/no/such/dir.o")" = 1
 check "unwritable output says so" grep -q "cannot write" "$tmp/err"
+check "header states the plan" grep -q 'live box of .* transposes in registers' "$tmp/b.h"
+check "header declares parts" grep -q 'void q_row_to_blk_part(void \*dst, const void \*src, uint64_t part, uint64_t nparts);' "$tmp/b.h"
+# `mapc run FILE COPY`: the plan, a checked run on 3 threads, and the options of kernels refused
+printf 'axes![A = 40, B = 33];\ncopy tp: m![A, B] -> m![B #{0} 48, A # 44] as bf16;\n' >"$tmp/run.map"
+check "run copy" test "$(status "$mapc" run "$tmp/run.map" tp --threads 3 --reps 1)" = 0
+check "run copy checks" grep -q "check: all 2112 destination positions against the interpreter: ok" "$tmp/out"
+check "run copy plan" test "$(status "$mapc" run "$tmp/run.map" tp --plan --isa portable)" = 0
+check "run copy plan is the plan" grep -q "portable, 16-byte vectors" "$tmp/out"
+check "run copy --m is usage" test "$(status "$mapc" run "$tmp/run.map" tp --m 4)" = 2
+check "run --plan of no copy is usage" test "$(status "$mapc" run "$tmp/run.map" nope --plan)" = 2
 echo "$passed passed, $failed failed"
 test "$failed" = 0

@@ -1,6 +1,6 @@
 /* test_copy.c — relayout kernels against an interpreted copy, element by element, for every element
  * type: live cells get the source element of the same index, pad(zero) gets 0, every other cell
- * keeps the poison written before the call.
+ * keeps the poison written before the call; whole and in parts (NAME_part).
  *
  * Usage: test_copy [SEED [COUNT [FIRST]]]   (defaults 1, 40, 0): generated program i (FIRST <= i <
  * FIRST + COUNT) comes from mapgen seeded with (SEED + i) * 1000003; a failure prints the command that
@@ -26,60 +26,15 @@ static void check_prog(Prog *p, const char *label, uint64_t seed, int opt)
     if (!j)
         return;
     Evaluator *ev = eval_new(p);
-    int na = p->naxes;
+    char name[128];
+    snprintf(name, sizeof name, "%s (seed %llu)", label, (unsigned long long)seed);
     for (int i = 0; i < p->ncopies; i++) {
-        const Copy *c = p->copies[i];
-        unsigned es = (unsigned)elem_type_size(c->elem);
-        uint64_t ns = c->src->size, nd = c->dst->size;
-        unsigned char *src = malloc(ns * es), *dst = malloc(nd * es);
-        uint64_t *scell = calloc(ns * (size_t)(na + 1), sizeof *scell); /* kind, coords... */
-        for (uint64_t q = 0; q < ns * es; q++)
-            src[q] = (unsigned char)(q * 131 + 7 + (q >> 8) * 17);
-        memset(dst, 0xA5, nd * es);
-        Cell cell = {.coord = calloc((size_t)na + 1, sizeof(uint64_t))};
-        for (uint64_t q = 0; q < ns; q++) {
-            eval_cell(ev, c->src, q, &cell);
-            scell[q * (na + 1)] = cell.kind;
-            memcpy(&scell[q * (na + 1) + 1], cell.coord, (size_t)na * sizeof(uint64_t));
-        }
-        void (*fn)(void *, const void *) = (void (*)(void *, const void *))jit_lookup(j, c->name);
-        fn(dst, src);
-        char why[256] = ""; /* the first wrong destination position */
-        for (uint64_t pos = 0; pos < nd && !why[0]; pos++) {
-            eval_cell(ev, c->dst, pos, &cell);
-            unsigned char want[8];
-            memset(want, 0xA5, sizeof want);
-            if (cell.kind == CELL_PAD_ZERO)
-                memset(want, 0, sizeof want);
-            if (cell.kind == CELL_LIVE) {
-                uint64_t q = 0;
-                for (; q < ns; q++)
-                    if (scell[q * (na + 1)] == CELL_LIVE &&
-                        memcmp(&scell[q * (na + 1) + 1], cell.coord, (size_t)na * sizeof(uint64_t)) == 0)
-                        break;
-                if (q == ns) {
-                    snprintf(why, sizeof why, "destination position %llu has no source but was accepted",
-                             (unsigned long long)pos);
-                    break;
-                }
-                memcpy(want, src + q * es, es);
-            }
-            if (memcmp(dst + pos * es, want, es) != 0)
-                snprintf(why, sizeof why, "destination position %llu (cell kind %d) wrong", (unsigned long long)pos,
-                         (int)cell.kind);
-        }
-        if (!CHECK(!why[0], "%s copy %s as %s (seed %llu): %s", label, c->name, elems[c->elem],
-                   (unsigned long long)seed, why)) {
-            char b1[2048], b2[2048];
-            map_format(p, c->src, b1, sizeof b1);
-            map_format(p, c->dst, b2, sizeof b2);
-            harness_detail("src %s", b1);
-            harness_detail("dst %s", b2);
-        }
-        free(cell.coord);
-        free(src);
-        free(dst);
-        free(scell);
+        char why[256];
+        int64_t *want = cgtest_copy_expected(p, ev, p->copies[i], why, sizeof why);
+        if (CHECK(want != NULL, "%s copy %s: %s", name, p->copies[i]->name, why) &&
+            cgtest_check_copy(p, j, p->copies[i], want, CGTEST_WHOLE, 0, name))
+            cgtest_check_copy(p, j, p->copies[i], want, CGTEST_PARTS, 0, name);
+        free(want);
     }
     eval_free(ev);
     jit_free(j);
