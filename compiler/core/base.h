@@ -70,9 +70,10 @@ char *arena_strndup(Arena *a, const char *s, size_t n);
  * items, or when it is full a copy with twice the capacity (8 at first; the old copy stays in the
  * arena until it is freed). */
 void *arena_grow(Arena *a, void *items, int n, int *cap, size_t elem);
-/* printf into arena-owned memory. */
-char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-char *arena_vprintf(Arena *a, const char *fmt, va_list ap);
+/* printf into arena-owned memory; fmt is never NULL (declared, so that no compiler sees a path where it is:
+ * gcc's UBSan instrumentation otherwise makes one and -Wformat-truncation rejects it). */
+char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3), nonnull(2)));
+char *arena_vprintf(Arena *a, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0), nonnull(2)));
 /* Frees every chunk; the arena may be reused afterwards. */
 void arena_free(Arena *a);
 
