@@ -41,6 +41,10 @@ void api_set_error(char *buf, size_t cap, const char *fmt, ...) __attribute__((f
  * integer; false with the message in err[cap] ("alpha (nan) must be finite and within the range of f32"). */
 bool api_scalar_ok(bool is_int, const char *what, double v, char *err, size_t cap);
 
+/* Points the on-disk JIT cache at the environment's directory unless the program chose one
+ * (mapc_jit_cache_dir): what every entry point that compiles calls first. MAPC_ERR_NOMEM or MAPC_OK. */
+mapc_status api_cache_default(void);
+
 /* Appends a diagnostic without a source position to the program (what a call refuses); returns s. */
 mapc_status api_refuse(mapc_program *p, mapc_status s, const char *msg);
 
