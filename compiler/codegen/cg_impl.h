@@ -90,8 +90,12 @@ JitModule *cg_unit_jit(CgUnit *u, const CgOptions *opt, char **err);
  * disk, a directory, no permission), with no partial file left. */
 bool cg_write_bytes(const char *path, const void *data, size_t n, Diags *d);
 
-/* Checks that no emitted function takes a C keyword or a C library name (a copy's prefixed name):
- * false after an error at each offending declaration. */
+/* Checks that no function an object exports (a type's E_cell, E_offset, E_each, a copy, a kernel's entry point,
+ * each with the prefix) takes a name a program linking the object with libmapc already has or may get: a C
+ * keyword, a name of opt->linked (what libmapc exports or imports, what the C library defines), libmapc's
+ * mapc_ namespace, a name C or POSIX reserves for the implementation, or one a library loaded in this process
+ * defines (the dynamic linker's answer: libmapc's dependencies). False after an error at each offending
+ * declaration. */
 bool cg_check_symbols(const Prog *prog, const CgOptions *opt, Diags *d);
 
 /* The cache key of a module: the SHA-256 of the versions of mapc and LLVM, its target ("cpu features -O3")

@@ -21,12 +21,23 @@
  *   void    NAME(void *dst, const void *src)         the relayout kernel
  */
 
+/* Names a program linking libmapc already has, which no emitted symbol may take (mapc emit's table is generated
+ * at build time from the built libmapc and the C library, compiler/driver/linked_names.py). */
+enum { CG_LINKED_EXPORT, CG_LINKED_IMPORT, CG_LINKED_LIBC };
+typedef struct CgNameTable {
+    const char *const *names;   /* sorted by strcmp */
+    const unsigned char *kinds; /* per name: libmapc exports it, libmapc imports it, the C library defines it */
+    size_t n;
+} CgNameTable;
+
 typedef struct CgOptions {
     const char *prefix;     /* prepended to every exported symbol ("" or NULL: none) */
     int opt_level;          /* 0..3 */
     const char *cpu;        /* NULL: the host CPU (JIT) or CG_DEFAULT_CPU (objects) */
     const char *features;   /* NULL: the host's features with a host CPU, else none */
     bool kernels;           /* also compile the declared kernels ahead of time (objects, see gemm_codegen.h) */
+    const CgNameTable *linked; /* objects: names no emitted symbol may take besides C's and POSIX's reserved ones
+                                * and those the process's libraries define (NULL: only those) */
     bool cleanup_only;      /* the code is generated unrolled and vectorized (GEMM routines): run only a cleanup
                              * pipeline (SROA, CSE, instcombine, LICM, GVN) instead of -O<n>'s, which costs a
                              * fraction of the compile time for the same machine code speed */

@@ -24,17 +24,10 @@ import subprocess
 import sys
 import tempfile
 
-passed = failed = 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+from checks import check, report  # noqa: E402
 
 
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: %s%s" % (name, ("\n  " + detail.replace("\n", "\n  ")) if detail else ""))
-    return ok
 
 
 def run(mapc, cache_map, kernel, env_extra, timeout=60):
@@ -106,8 +99,7 @@ def main(argv):
             for d in dirnames:
                 os.chmod(os.path.join(dirpath, d), 0o700)
         shutil.rmtree(root, ignore_errors=True)
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return report()
 
 
 def tests(mapc, cache_map, root):
