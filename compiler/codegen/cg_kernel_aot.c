@@ -100,17 +100,17 @@ static bool has_attribute(LLVMValueRef fn, const char *key, const char *value)
     return v && n == strlen(value) && memcmp(v, value, n) == 0;
 }
 
-/* Bounds fn, and every function with a body it calls (directly or through others), to the target features:
- * the base CPU of the target (x86-64, or the generic one elsewhere) plus features, whatever the object's --cpu
- * is. A callee left to the object's CPU would not be inlined into a bounded caller (LLVM inlines only callees
- * whose features the caller has) and would run its instructions from inside the kernel. */
-static void bound(Cg *cg, LLVMValueRef fn, const char *base_cpu, const char *features)
+/* Bounds fn, and every function with a body it calls (directly or through others), to the base CPU cpu
+ * (base_cpu) plus features, whatever the object's --cpu is. A callee left to the object's CPU would not be
+ * inlined into a bounded caller (LLVM inlines only callees whose features the caller has) and would run its
+ * instructions from inside the kernel. */
+static void bound(Cg *cg, LLVMValueRef fn, const char *cpu, const char *features)
 {
-    if (!fn || LLVMIsDeclaration(fn) || (has_attribute(fn, "target-cpu", base_cpu) &&
+    if (!fn || LLVMIsDeclaration(fn) || (has_attribute(fn, "target-cpu", cpu) &&
                                          has_attribute(fn, "target-features", features)))
         return;
     LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                            LLVMCreateStringAttribute(cg->ctx, "target-cpu", 10, base_cpu, (unsigned)strlen(base_cpu)));
+                            LLVMCreateStringAttribute(cg->ctx, "target-cpu", 10, cpu, (unsigned)strlen(cpu)));
     LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
                             LLVMCreateStringAttribute(cg->ctx, "target-features", 15, features,
                                                       (unsigned)strlen(features)));
@@ -119,19 +119,16 @@ static void bound(Cg *cg, LLVMValueRef fn, const char *base_cpu, const char *fea
             if (LLVMIsACallInst(i)) {
                 LLVMValueRef callee = LLVMGetCalledValue(i);
                 if (callee && LLVMIsAFunction(callee))
-                    bound(cg, callee, base_cpu, features);
+                    bound(cg, callee, cpu, features);
             }
 }
 
 /* The base CPU routines bounded to an ISA are compiled for: "x86-64" (SSE2) on x86-64 hosts, else "generic". */
 static const char *base_cpu(void)
 {
-    static const char *cpu;
-    if (!cpu) {
-        char *triple = LLVMGetDefaultTargetTriple(); /* owned: LLVMDisposeMessage */
-        cpu = strncmp(triple, "x86_64", 6) == 0 ? "x86-64" : "generic";
-        LLVMDisposeMessage(triple);
-    }
+    char *triple = LLVMGetDefaultTargetTriple(); /* owned: LLVMDisposeMessage */
+    const char *cpu = strncmp(triple, "x86_64", 6) == 0 ? "x86-64" : "generic";
+    LLVMDisposeMessage(triple);
     return cpu;
 }
 
@@ -301,8 +298,9 @@ void cg_emit_kernel(Cg *cg, const KernelDecl *k)
     LLVMBuildRet(cg->b, LLVMBuildCall2(cg->b, run_ty, run, args, 7, ""));
     /* every instruction the kernel runs is of its ISA (the runner checks that the host has it): the entry
      * point, the routines, the staging kernels, and every function they call */
-    bound(cg, entry, base_cpu(), features);
+    const char *cpu = base_cpu();
+    bound(cg, entry, cpu, features);
     for (int j = 0; j < n; j++)
         if (ptrs[j] && LLVMIsAFunction(ptrs[j]))
-            bound(cg, ptrs[j], base_cpu(), features);
+            bound(cg, ptrs[j], cpu, features);
 }
