@@ -50,6 +50,8 @@ static void run_row(RowKind kind, int n, Stat *fast, Stat *sym, Stat *exh, uint6
         mapgen_init(&g, 1000003u * (uint64_t)i + (uint64_t)kind, kind == ROW_DEFAULT ? NULL : &small);
         char *gen = mapgen_program(&g);
         char *src = malloc(strlen(gen) + sizeof big_axes);
+        if (!src)
+            abort(); /* out of memory: the benchmark cannot go on */
         sprintf(src, "%s%s", kind == ROW_LARGE ? big_axes : "", gen);
         free(gen);
         Prog *p = prog_new();

@@ -293,6 +293,8 @@ static mapc_status jit_create_body(mapc_program *p, const mapc_jit_options *opts
 
 mapc_status mapc_jit_create(mapc_program *p, const mapc_jit_options *opts, mapc_jit **out)
 {
+    if (api_cache_default() != MAPC_OK)
+        return MAPC_ERR_NOMEM;
     GUARDED(jit_create_body(p, opts, out));
 }
 

@@ -34,6 +34,8 @@ mapc_status mapc_gemm_create(const mapc_gemm_options *opts, mapc_gemm **out)
 {
     if (!out)
         return MAPC_ERR_ARGUMENT;
+    if (api_cache_default() != MAPC_OK)
+        return MAPC_ERR_NOMEM;
     *out = NULL;
     mapc_gemm_options o = opts ? *opts : (mapc_gemm_options){0};
     TargetIsa isa;

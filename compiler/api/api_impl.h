@@ -56,6 +56,10 @@ struct mapc_diag;
 void api_dma_plan(const struct MvDma *x, struct mapc_dma_plan *out);
 int api_movement_error(struct mapc_diag *err, const struct MvDiag *d);
 
+/* Points the on-disk JIT cache at the environment's directory unless the program chose one
+ * (mapc_jit_cache_dir): what every entry point that compiles calls first. MAPC_ERR_NOMEM or MAPC_OK. */
+mapc_status api_cache_default(void);
+
 /* Appends a diagnostic without a source position to the program (what a call refuses); returns s. */
 mapc_status api_refuse(mapc_program *p, mapc_status s, const char *msg);
 

@@ -83,6 +83,8 @@ static mapc_status kernel_create_body(mapc_program *p, const char *name, const m
 mapc_status mapc_kernel_create(mapc_program *p, const char *name, const mapc_kernel_options *opts,
                                mapc_kernel **out)
 {
+    if (api_cache_default() != MAPC_OK)
+        return MAPC_ERR_NOMEM;
     GUARDED(kernel_create_body(p, name, opts, out));
 }
 

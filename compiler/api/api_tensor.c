@@ -59,6 +59,12 @@ static mapc_status runtime_create_body(mapc_program *p, int threads, RtTransport
 
 mapc_status api_runtime_create(mapc_program *p, int threads, RtTransport *transport, mapc_runtime **out)
 {
+    if (api_cache_default() != MAPC_OK) {
+        rt_transport_free(transport);
+        if (out)
+            *out = NULL;
+        return MAPC_ERR_NOMEM;
+    }
     GUARDED(runtime_create_body(p, threads, transport, out));
 }
 

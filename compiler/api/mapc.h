@@ -186,6 +186,38 @@ mapc_status mapc_jit_copy(mapc_jit *j, const char *copy, mapc_copy_fn *fn);
 /* Frees the JIT and its code (functions looked up become invalid). NULL is allowed. */
 void mapc_jit_free(mapc_jit *j);
 
+/* ---- the on-disk cache of JIT code ----
+ *
+ * What the library compiles (mapc_jit_create, declared kernels, the GEMM engine, the runtime's moves) is
+ * kept in a process-wide cache on disk, the one the mapc command uses: one entry per compiled module,
+ * keyed by its code, target and the versions of mapc and LLVM, so that a second process compiles nothing.
+ * By default the library takes the directory the command takes: $MAPC_CACHE_DIR (set but empty: no
+ * cache), else $XDG_CACHE_HOME/mapc, else $HOME/.cache/mapc, read at the first compilation. A directory is
+ * created with mode 0700 and used only if it belongs to this user and neither its group nor others may
+ * write it; each entry is signed (HMAC-SHA-256) with a secret key of this user kept in the directory (the
+ * file "key", mode 0600), and an entry that is not a regular file of this user signed with that key is
+ * ignored and compiled again. */
+
+/* Chooses the cache directory: dir, "" for no cache, or NULL for the environment's choice above. The
+ * directory (and its key) is created and checked now: MAPC_OK when it is used or there is none; MAPC_ERR_IO
+ * when it is refused (nothing is cached; mapc_jit_cache_warning says why); MAPC_ERR_NOMEM. Thread-safe:
+ * compilations under way finish with the directory they began with. */
+mapc_status mapc_jit_cache_dir(const char *dir);
+/* Why the cache directory was refused (the directory or its key, with its mode or owner), into buf[cap]
+ * (truncated, NUL-terminated; buf may be NULL when cap is 0). Returns the message's full length: 0 when the
+ * cache is in use, off, or not yet opened (the default directory is opened at the first compilation).
+ * Thread-safe. */
+size_t mapc_jit_cache_warning(char *buf, size_t cap);
+/* Counts since the process began, over all threads. */
+typedef struct mapc_jit_cache_stats {
+    uint64_t hits;      /* compiled modules loaded from the cache */
+    uint64_t compiled;  /* modules compiled (and stored, when there is a cache) */
+    uint64_t rejected;  /* entries refused (not a regular file of this user, not whole, or not signed with
+                         * this cache's key): ignored and compiled again */
+} mapc_jit_cache_stats;
+/* Fills *out (MAPC_ERR_ARGUMENT when NULL). Thread-safe. */
+mapc_status mapc_jit_cache_counts(mapc_jit_cache_stats *out);
+
 /* ---- declared GEMM kernels ---- */
 
 /* A declared `kernel` of a program, JIT-compiled for this machine with its operands' layouts. */

@@ -90,20 +90,44 @@ JitModule *cg_unit_jit(CgUnit *u, const CgOptions *opt, char **err);
  * disk, a directory, no permission), with no partial file left. */
 bool cg_write_bytes(const char *path, const void *data, size_t n, Diags *d);
 
-/* Checks that no emitted function takes a C keyword or a C library name (a copy's prefixed name):
- * false after an error at each offending declaration. */
+/* Checks that no function an object exports (a type's E_cell, E_offset, E_each, a copy, a kernel's entry point,
+ * each with the prefix) takes a name a program linking the object with libmapc already has or may get: a C
+ * keyword, a name of opt->linked (what libmapc exports or imports, what the C library defines), libmapc's
+ * mapc_ namespace, a name C or POSIX reserves for the implementation, or one a library loaded in this process
+ * defines (the dynamic linker's answer: libmapc's dependencies). False after an error at each offending
+ * declaration. */
 bool cg_check_symbols(const Prog *prog, const CgOptions *opt, Diags *d);
 
-/* The cache key of a module: two 64-bit hashes of its IR text (n bytes) and target ("cpu features -O3"). */
+/* The cache key of a module: the SHA-256 of the versions of mapc and LLVM, its target ("cpu features -O3")
+ * and its IR text (n bytes). */
 typedef struct JitCacheKey {
-    uint64_t hi, lo;
+    unsigned char bytes[SHA256_BYTES];
 } JitCacheKey;
 void jit_cache_key(const char *ir, size_t n, const char *target, JitCacheKey *key);
-/* The cached object of key, malloc'ed with its size, or NULL (no cache, no entry, or a corrupt entry,
- * which is removed). */
+/* The cached object of key, malloc'ed with its size, or NULL (no cache, no entry, or an entry that is not
+ * a regular file of this user, not whole or not signed by this cache's secret: ignored, rebuilt by the
+ * caller and counted in jit_cache_stats().rebuilt). */
 void *jit_cache_load(const JitCacheKey *key, size_t *size);
-/* Stores an object under key (atomically: written aside, then renamed); failures are ignored. */
+/* Stores an object under key (atomically: written to a new file of the directory, then renamed); failures
+ * are ignored (the next process compiles again). */
 void jit_cache_store(const JitCacheKey *key, const void *data, size_t size);
+
+/* ---- the entries' bytes (jit_entry.c) ----
+ * An entry is a header (the magic "MAPCJIT2", the object's size as 8 little-endian bytes, the key), the
+ * object, and HMAC-SHA-256 under the cache's secret over the header and the object. */
+enum { JIT_SECRET_BYTES = 32, JIT_ENTRY_NAME_BYTES = 2 * SHA256_BYTES + 3 };
+#define JIT_ENTRY_MAX_OBJECT ((size_t)1 << 31) /* no module's object comes near */
+/* The entry's file name in the cache directory: the key in hex, then ".o" (NUL-terminated). */
+void jit_cache_entry_name(const JitCacheKey *key, char name[JIT_ENTRY_NAME_BYTES]);
+/* The entry holding obj (size bytes, 1 to JIT_ENTRY_MAX_OBJECT) under key and secret, malloc'ed with its
+ * length in *n; NULL when out of memory or size is out of range. */
+unsigned char *jit_cache_entry_make(const JitCacheKey *key, const unsigned char secret[JIT_SECRET_BYTES],
+                                    const void *obj, size_t size, size_t *n);
+/* Whether the n bytes e are an entry of key signed under secret; then the object is the size bytes at
+ * e + *offset. Any other bytes (another key's entry, a truncated or extended one, one signed under another
+ * secret) are refused. */
+bool jit_cache_entry_check(const unsigned char *e, size_t n, const JitCacheKey *key,
+                           const unsigned char secret[JIT_SECRET_BYTES], size_t *offset, size_t *size);
 
 /* Generates every type's functions and every copy kernel of prog (and with opt->kernels every declared
  * kernel) into the unit's module. false after

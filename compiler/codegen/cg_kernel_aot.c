@@ -77,9 +77,7 @@ int cg_kernel_describe(Prog *p, const KernelDecl *k, int kgroup, CgAotKernel *d,
 
 /* ---- ahead of time: the object's functions and constants ---- */
 
-/* The target features the kernel's routines are compiled with, whatever the object's CPU: the ISA's vector
- * instructions plus the dot product of the kernel kind (checked on the running host by the runner). */
-static const char *isa_features(TargetIsa isa, CgGemmKind kind)
+const char *cg_aot_features(TargetIsa isa, CgGemmKind kind)
 {
     switch (isa) {
     case TARGET_ISA_AVX512:
@@ -89,21 +87,57 @@ static const char *isa_features(TargetIsa isa, CgGemmKind kind)
     case TARGET_ISA_AVX2:
         return "+avx2,+avx,+fma,+f16c";
     default:
-        return NULL; /* portable: the object's own CPU */
+        return ""; /* portable: the base instruction set */
     }
 }
 
-/* Makes the module's function `name` internal with the features (NULL: none); NULL if absent. */
-static LLVMValueRef seal(Cg *cg, const char *name, const char *features)
+/* Whether fn carries the string attribute key with exactly value. */
+static bool has_attribute(LLVMValueRef fn, const char *key, const char *value)
+{
+    LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(fn, LLVMAttributeFunctionIndex, key, (unsigned)strlen(key));
+    unsigned n = 0;
+    const char *v = a ? LLVMGetStringAttributeValue(a, &n) : NULL;
+    return v && n == strlen(value) && memcmp(v, value, n) == 0;
+}
+
+/* Bounds fn, and every function with a body it calls (directly or through others), to the base CPU cpu
+ * (base_cpu) plus features, whatever the object's --cpu is. A callee left to the object's CPU would not be
+ * inlined into a bounded caller (LLVM inlines only callees whose features the caller has) and would run its
+ * instructions from inside the kernel. */
+static void bound(Cg *cg, LLVMValueRef fn, const char *cpu, const char *features)
+{
+    if (!fn || LLVMIsDeclaration(fn) || (has_attribute(fn, "target-cpu", cpu) &&
+                                         has_attribute(fn, "target-features", features)))
+        return;
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(cg->ctx, "target-cpu", 10, cpu, (unsigned)strlen(cpu)));
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(cg->ctx, "target-features", 15, features,
+                                                      (unsigned)strlen(features)));
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b; b = LLVMGetNextBasicBlock(b))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i))
+            if (LLVMIsACallInst(i)) {
+                LLVMValueRef callee = LLVMGetCalledValue(i);
+                if (callee && LLVMIsAFunction(callee))
+                    bound(cg, callee, cpu, features);
+            }
+}
+
+/* The base CPU routines bounded to an ISA are compiled for: "x86-64" (SSE2) on x86-64 hosts, else "generic". */
+static const char *base_cpu(void)
+{
+    char *triple = LLVMGetDefaultTargetTriple(); /* owned: LLVMDisposeMessage */
+    const char *cpu = strncmp(triple, "x86_64", 6) == 0 ? "x86-64" : "generic";
+    LLVMDisposeMessage(triple);
+    return cpu;
+}
+
+/* Makes the module's function `name` internal; NULL if absent. */
+static LLVMValueRef seal(Cg *cg, const char *name)
 {
     LLVMValueRef fn = LLVMGetNamedFunction(cg->mod, name);
-    if (!fn)
-        return NULL;
-    LLVMSetLinkage(fn, LLVMInternalLinkage);
-    if (features)
-        LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
-                                LLVMCreateStringAttribute(cg->ctx, "target-features", 15, features,
-                                                          (unsigned)strlen(features)));
+    if (fn)
+        LLVMSetLinkage(fn, LLVMInternalLinkage);
     return fn;
 }
 
@@ -127,7 +161,7 @@ static LLVMValueRef stage_copy(Cg *cg, const KernelDecl *k, const char *sym, con
         return NULL;
     char full[512];
     snprintf(full, sizeof full, "%s%s", cg->prefix, sym);
-    return seal(cg, full, NULL);
+    return seal(cg, full);
 }
 
 /* The failure of kernel k's generation: a diagnostic at the kernel. */
@@ -191,7 +225,7 @@ void cg_emit_kernel(Cg *cg, const KernelDecl *k)
         free((void *)d.blocks);
         return;
     }
-    const char *features = isa_features(k->isa, spec.kind);
+    const char *features = cg_aot_features(k->isa, spec.kind);
     const TensorDecl *ops[3] = {k->a, k->b, k->c};
     size_t offs[12];
     LLVMValueRef ptrs[12];
@@ -234,7 +268,7 @@ void cg_emit_kernel(Cg *cg, const KernelDecl *k)
     const char *fn_names[4] = {macro, pack_a, pack_b, nest};
     for (int j = 0; j < 4; j++) {
         offs[n] = fn_offs[j];
-        ptrs[n++] = seal(cg, fn_names[j], features);
+        ptrs[n++] = seal(cg, fn_names[j]);
     }
     snprintf(sym, sizeof sym, "%s%s.descriptor", cg->prefix, k->name);
     LLVMValueRef desc = private_const(cg, sym, descriptor_const(cg, &d, offs, ptrs, n));
@@ -248,10 +282,25 @@ void cg_emit_kernel(Cg *cg, const KernelDecl *k)
     if (!run)
         run = LLVMAddFunction(cg->mod, "mapc_aot_run", run_ty);
     snprintf(sym, sizeof sym, "%s%s", cg->prefix, k->name);
+    if (LLVMGetNamedFunction(cg->mod, sym) || LLVMGetNamedGlobal(cg->mod, sym)) {
+        /* a name the object has already (the runner it calls, another function): LLVM would rename the entry
+         * point (sym.1), and the header's declaration would bind to the other */
+        char msg[320];
+        snprintf(msg, sizeof msg, "'%s' names another function of the object", sym);
+        kernel_error(cg, k, "its entry point", msg);
+        return;
+    }
     LLVMValueRef entry = LLVMAddFunction(cg->mod, sym, LLVMFunctionType(cg->i32, run_args + 1, 6, false));
     LLVMPositionBuilderAtEnd(cg->b, LLVMAppendBasicBlockInContext(cg->ctx, entry, "entry"));
     LLVMValueRef args[7] = {LLVMConstBitCast(desc, cg->vptr)};
     for (int i = 0; i < 6; i++)
         args[i + 1] = LLVMGetParam(entry, (unsigned)i);
     LLVMBuildRet(cg->b, LLVMBuildCall2(cg->b, run_ty, run, args, 7, ""));
+    /* every instruction the kernel runs is of its ISA (the runner checks that the host has it): the entry
+     * point, the routines, the staging kernels, and every function they call */
+    const char *cpu = base_cpu();
+    bound(cg, entry, cpu, features);
+    for (int j = 0; j < n; j++)
+        if (ptrs[j] && LLVMIsAFunction(ptrs[j]))
+            bound(cg, ptrs[j], cpu, features);
 }

@@ -1,7 +1,10 @@
-/* cg_names.c — the C names an emitted object and header may not take: keywords, and the standard
- * library's functions, macros and types, which a program linking the object also sees. */
+/* cg_names.c — the C names an emitted object and header may not take: keywords, the names a program linking the
+ * object with libmapc already has (libmapc's exports and imports, the C library's, its libraries'), libmapc's
+ * mapc_ namespace, and the names C and POSIX reserve for the implementation. */
 #include "cg_impl.h"
 
+#include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,17 +18,42 @@ static const char *const keywords[] = {
     "typeof", "typeof_unqual", "union", "unsigned", "void", "volatile", "while",
 };
 
-/* The standard library's common functions, macros and types, and main: an emitted symbol of that name
- * would clash at link time or in the header. */
+/* Names of the C standard library that are macros or types, or a program's own (main), which no shared
+ * object's symbol table lists; the functions are in the generated table of the C library's symbols. */
 static const char *const library[] = {
-    "abort", "abs", "assert", "atexit", "atof", "atoi", "atol", "bsearch", "calloc", "clock", "div", "errno",
-    "exit", "fclose", "fflush", "fgetc", "fgets", "fopen", "fprintf", "fputc", "fputs", "fread", "free", "fscanf",
-    "fseek", "ftell", "fwrite", "getc", "getchar", "getenv", "int16_t", "int32_t", "int64_t", "int8_t", "labs",
-    "longjmp", "main", "malloc", "memchr", "memcmp", "memcpy", "memmove", "memset", "offsetof", "perror",
-    "printf", "ptrdiff_t", "putc", "putchar", "puts", "qsort", "raise", "rand", "realloc", "remove", "rename",
-    "scanf", "setjmp", "signal", "size_t", "snprintf", "sprintf", "srand", "sscanf", "strcat", "strchr", "strcmp",
-    "strcpy", "strerror", "strlen", "strncmp", "strncpy", "strrchr", "strstr", "strtod", "strtol", "strtoul",
-    "system", "time", "uint16_t", "uint32_t", "uint64_t", "uint8_t", "uintptr_t", "va_arg", "va_end", "va_start",
+    "assert", "errno", "int16_t", "int32_t", "int64_t", "int8_t", "main", "offsetof", "ptrdiff_t", "size_t",
+    "uint16_t", "uint32_t", "uint64_t", "uint8_t", "uintptr_t", "va_arg", "va_copy", "va_end", "va_start",
+};
+
+/* The names of functions C and POSIX reserve, and libmapc's namespace: a prefix, the characters one of which
+ * must follow it ("" any, or none), and the rule (the end of "..., which is ..."). C's are its future library directions for external names (C11 7.31, C23 7.33:
+ * "potentially reserved"); POSIX's the prefixes of its headers' functions (POSIX.1-2017 2.2.2). Macro-only
+ * reservations (E[0-9A-Z], LC_, SIG, FE_, PRI, SCN) do not apply to functions. */
+#define LOWER "abcdefghijklmnopqrstuvwxyz"
+static const struct {
+    const char *prefix, *then, *rule;
+} reserved[] = {
+    {"_", "", "reserved by C for the implementation (names beginning with an underscore)"},
+    {"is", LOWER, "reserved by C for <ctype.h> (names beginning with 'is' and a lowercase letter)"},
+    {"to", LOWER, "reserved by C for <ctype.h> (names beginning with 'to' and a lowercase letter)"},
+    {"str", LOWER, "reserved by C for <stdlib.h> and <string.h> (names beginning with 'str' and a lowercase letter)"},
+    {"mem", LOWER, "reserved by C for <string.h> (names beginning with 'mem' and a lowercase letter)"},
+    {"wcs", LOWER, "reserved by C for <wchar.h> (names beginning with 'wcs' and a lowercase letter)"},
+    {"atomic_", LOWER, "reserved by C for <stdatomic.h> (names beginning with 'atomic_' and a lowercase letter)"},
+    {"cnd_", "", "reserved by C for <threads.h> (names beginning with 'cnd_')"},
+    {"mtx_", "", "reserved by C for <threads.h> (names beginning with 'mtx_')"},
+    {"thrd_", "", "reserved by C for <threads.h> (names beginning with 'thrd_')"},
+    {"tss_", "", "reserved by C for <threads.h> (names beginning with 'tss_')"},
+    {"cr_", "", "reserved by C for <math.h> (names beginning with 'cr_')"},
+    {"posix_", "", "reserved by POSIX (names beginning with 'posix_')"},
+    {"pthread_", "", "reserved by POSIX for <pthread.h> (names beginning with 'pthread_')"},
+    {"sched_", "", "reserved by POSIX for <sched.h> (names beginning with 'sched_')"},
+    {"sem_", "", "reserved by POSIX for <semaphore.h> (names beginning with 'sem_')"},
+    {"shm_", "", "reserved by POSIX for <sys/mman.h> (names beginning with 'shm_')"},
+    {"mq_", "", "reserved by POSIX for <mqueue.h> (names beginning with 'mq_')"},
+    {"aio_", "", "reserved by POSIX for <aio.h> (names beginning with 'aio_')"},
+    {"lio_", "", "reserved by POSIX for <aio.h> (names beginning with 'lio_')"},
+    {"mapc_", "", "in libmapc's own namespace (its functions are named mapc_*)"},
 };
 
 /* Whether name is one of the n names of list. */
@@ -37,35 +65,105 @@ static bool listed(const char *const *list, size_t n, const char *name)
     return false;
 }
 
-/* Whether the function emitted for statement `what` NAME (at loc) is a usable C name; an error if not. */
-static bool check_one(const char *pre, const char *what, const char *name, Loc loc, Diags *d)
+/* The kind of name in the sorted table t (CG_LINKED_*), or -1 when it is not there. */
+static int linked_kind(const CgNameTable *t, const char *name)
 {
-    size_t np = strlen(pre);
-    char *sym = malloc(np + strlen(name) + 1);
+    size_t lo = 0, hi = t ? t->n : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(t->names[mid], name);
+        if (c == 0)
+            return t->kinds[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+/* Why sym may not be an emitted function (the end of "..., which is ..."), in why[cap]; false when it may. */
+static bool refused(const char *sym, const CgNameTable *linked, char *why, size_t cap)
+{
+    if (listed(keywords, sizeof keywords / sizeof *keywords, sym)) {
+        snprintf(why, cap, "a C keyword");
+        return true;
+    }
+    switch (linked_kind(linked, sym)) {
+    case CG_LINKED_EXPORT:
+        snprintf(why, cap, "a function of libmapc (the object links with it)");
+        return true;
+    case CG_LINKED_IMPORT:
+        snprintf(why, cap, "a function libmapc calls (the object's would replace it there)");
+        return true;
+    case CG_LINKED_LIBC:
+        snprintf(why, cap, "a name of the C library");
+        return true;
+    }
+    if (listed(library, sizeof library / sizeof *library, sym)) {
+        snprintf(why, cap, "a name of the C library");
+        return true;
+    }
+    for (size_t i = 0; i < sizeof reserved / sizeof *reserved; i++) {
+        size_t n = strlen(reserved[i].prefix);
+        if (strncmp(sym, reserved[i].prefix, n) == 0 && (!reserved[i].then[0] || (sym[n] && strchr(reserved[i].then, sym[n])))) {
+            snprintf(why, cap, "%s", reserved[i].rule);
+            return true;
+        }
+    }
+    size_t n = strlen(sym);
+    if (n >= 2 && strcmp(sym + n - 2, "_t") == 0) {
+        snprintf(why, cap, "reserved by POSIX for types (names ending in '_t')");
+        return true;
+    }
+    /* what the libraries of this process define (libmapc's dependencies: LLVM, isl, cairo, MPI, libc, ...) */
+    void *addr = dlsym(RTLD_DEFAULT, sym);
+    if (!addr)
+        return false;
+    Dl_info info;
+    const char *lib = dladdr(addr, &info) && info.dli_fname && info.dli_fname[0] ? info.dli_fname : NULL;
+    const char *base = lib && strrchr(lib, '/') ? strrchr(lib, '/') + 1 : lib;
+    snprintf(why, cap, "defined by %s, a library programs linking libmapc load", base ? base : "this process");
+    return true;
+}
+
+/* Whether the function `name` emitted for statement `what` NAME (at loc) is a usable C name; an error if not.
+ * The symbol is the prefix, the name and the suffix (a type's _cell, _offset, _each). */
+static bool check_one(const CgOptions *opt, const char *what, const char *name, const char *suffix, Loc loc, Diags *d)
+{
+    const char *pre = opt->prefix ? opt->prefix : "";
+    size_t np = strlen(pre), nn = strlen(name);
+    char *sym = malloc(np + nn + strlen(suffix) + 1);
     if (!sym) {
         diag_error(d, loc, "out of memory");
         return false;
     }
     memcpy(sym, pre, np);
-    strcpy(sym + np, name);
-    const char *is = listed(keywords, sizeof keywords / sizeof *keywords, sym) ? "a C keyword"
-                     : listed(library, sizeof library / sizeof *library, sym) ? "a name of the C library"
-                                                                              : NULL;
-    if (is)
-        diag_error(d, loc, "%s %s would be emitted as the C function '%s', which is %s; rename the %s or give emit "
-                           "a --prefix",
-                   what, name, sym, is, what);
+    memcpy(sym + np, name, nn);
+    strcpy(sym + np + nn, suffix);
+    char why[256];
+    bool bad = refused(sym, opt->linked, why, sizeof why);
+    if (bad)
+        diag_error(d, loc, "%s %s would be emitted as the C function '%s', which is %s; rename the %s or give emit %s",
+                   what, name, sym, why, what, *pre ? "another --prefix" : "a --prefix");
     free(sym);
-    return !is;
+    return !bad;
 }
 
 bool cg_check_symbols(const Prog *prog, const CgOptions *opt, Diags *d)
 {
-    const char *pre = opt->prefix ? opt->prefix : "";
+    static const char *const type_fns[] = {"_cell", "_offset", "_each"};
     bool ok = true;
+    for (int i = 0; i < prog->ntypes; i++) {
+        const Name *t = prog->types[i];
+        bool type_ok = true;
+        for (int f = 0; f < 3 && type_ok && t->map; f++) /* one error per type */
+            type_ok = check_one(opt, "type", t->name, type_fns[f], t->loc, d);
+        ok &= type_ok;
+    }
     for (int i = 0; i < prog->ncopies; i++)
-        ok &= check_one(pre, "copy", prog->copies[i]->name, prog->copies[i]->loc, d);
+        ok &= check_one(opt, "copy", prog->copies[i]->name, "", prog->copies[i]->loc, d);
     for (int i = 0; i < prog->nkernels; i++)
-        ok &= check_one(pre, "kernel", prog->kernels[i]->name, prog->kernels[i]->loc, d);
+        ok &= check_one(opt, "kernel", prog->kernels[i]->name, "", prog->kernels[i]->loc, d);
     return ok;
 }

@@ -26,6 +26,15 @@
  *                                                    nothing)
  */
 
+/* Names a program linking libmapc already has, which no emitted symbol may take (mapc emit's table is generated
+ * at build time from the built libmapc and the C library, compiler/driver/linked_names.py). */
+enum { CG_LINKED_EXPORT, CG_LINKED_IMPORT, CG_LINKED_LIBC };
+typedef struct CgNameTable {
+    const char *const *names;   /* sorted by strcmp */
+    const unsigned char *kinds; /* per name: libmapc exports it, libmapc imports it, the C library defines it */
+    size_t n;
+} CgNameTable;
+
 typedef struct CgOptions {
     const char *prefix;     /* prepended to every exported symbol ("" or NULL: none) */
     int opt_level;          /* 0..3 */
@@ -35,6 +44,8 @@ typedef struct CgOptions {
     bool object;            /* the code is for an object, not the JIT: relayout kernels take the vectors of the
                              * program's named ISA (prog_set_target) with its target features, or without one
                              * the portable ISA's for the object's CPU */
+    const CgNameTable *linked; /* objects: names no emitted symbol may take besides C's and POSIX's reserved ones
+                                * and those the process's libraries define (NULL: only those) */
     bool cleanup_only;      /* the code is generated unrolled and vectorized (GEMM routines): run only a cleanup
                              * pipeline (SROA, CSE, instcombine, LICM, GVN) instead of -O<n>'s, which costs a
                              * fraction of the compile time for the same machine code speed */
@@ -80,14 +91,29 @@ JitModule *jit_seq_walk(const uint64_t *n, const int64_t *stride, int count, int
 
 /* The on-disk cache of compiled JIT code (process-wide, thread-safe): every JIT compilation first
  * looks for its object under dir, keyed by its IR, target and versions, and stores what it compiles.
- * NULL or "" turns the cache off (the default). false if out of memory. */
+ * NULL or "" turns the cache off (the default). Nothing is touched until the first compilation (or
+ * jit_cache_open): the directory is then created (0700, with its missing parents) and used only if it
+ * belongs to this user and neither its group nor others may write it, with a secret key of this user
+ * (its file "key", created 0600 on first use) that signs every entry; a directory or key that fails the
+ * checks turns the cache off with a warning (jit_cache_warning). false if out of memory. */
 bool jit_cache_set_dir(const char *dir);
+/* jit_cache_set_dir from the environment: $MAPC_CACHE_DIR (set but empty: no cache), else
+ * $XDG_CACHE_HOME/mapc (an absolute XDG_CACHE_HOME), else $HOME/.cache/mapc, else none. With unless_set,
+ * nothing changes when a directory was chosen already (jit_cache_set_dir or this). false if out of memory. */
+bool jit_cache_use_environment(bool unless_set);
+/* What the cache is after opening it now (creating the directory and the key if need be). */
+typedef enum JitCacheState { JIT_CACHE_OFF, JIT_CACHE_ON, JIT_CACHE_REFUSED } JitCacheState;
+JitCacheState jit_cache_open(void);
+/* The warning of a refused directory or key into buf[cap] (truncated; "" when none): "the JIT cache DIR is not
+ * used: it is writable by others (mode 0777); compiled code is not cached". Returns its full length, 0 when
+ * there is none. With take, only the first call after the refusal returns it (the driver prints it once). */
+size_t jit_cache_warning(char *buf, size_t cap, bool take);
 /* Makes every later JIT report its code to perf's JIT interface (process-wide; off by default): LLVM writes a
  * jitdump file (under $JITDUMPDIR, else ~/.debug/jit) that `perf inject --jit` merges into a profile
  * recorded with `perf record -k 1`, so that the generated kernels appear by name. */
 void jit_set_perf_events(bool on);
-/* Counts since the process began: objects loaded from the cache, compiled, and entries found corrupt
- * (removed and rebuilt). */
+/* Counts since the process began: objects loaded from the cache, compiled, and entries refused (not a
+ * regular file of this user, not whole, or not signed with this cache's key: ignored and rebuilt). */
 typedef struct JitCacheStats {
     unsigned long hits, compiled, rebuilt;
 } JitCacheStats;

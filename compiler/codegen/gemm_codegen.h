@@ -116,13 +116,19 @@ JitModule *cg_gemm_jit_pack(CgPackConv conv, int w, int g, char **err);
 
 /* ---- Kernels compiled ahead of time (`mapc emit`) ----
  *
- * Per declared kernel an emitted object holds its routines (as cg_gemm_jit makes them, compiled with the
- * kernel's ISA as the functions' target features), the relayout kernels of its staged operands, this
+ * Per declared kernel an emitted object holds its routines (as cg_gemm_jit makes them, compiled for the
+ * kernel's ISA alone: cg_aot_features), the relayout kernels of its staged operands, this
  * descriptor, and `int PREFIX<kernel>(a, b, c, alpha, beta, threads)`, which calls mapc_aot_run(&descriptor,
  * ...) in libmapc (the runner, runtime/gemm/aot_run.c). Every field is 64 bits wide (an integer or a
  * pointer), so the generator lays the descriptor out exactly as a C compiler lays out this struct; abi is
  * CG_AOT_ABI, which changes whenever the layout or a field's meaning does. */
-#define CG_AOT_ABI 1
+#define CG_AOT_ABI 2 /* 2: every routine bounded to the kernel's ISA (cg_aot_features), whatever --cpu */
+
+/* The target features (LLVM's "+name" list) every instruction of an emitted kernel of ISA isa and kind belongs to
+ * (with the base x86-64 set): its routines, its staging kernels and what they call are compiled for exactly
+ * these, whatever the object's CPU, and the runner refuses the kernel on a host that lacks one. "" for the
+ * portable ISA. */
+const char *cg_aot_features(TargetIsa isa, CgGemmKind kind);
 
 typedef struct CgAotOperand {
     int64_t elem;           /* ElemType */

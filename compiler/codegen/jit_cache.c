@@ -1,7 +1,6 @@
-/* jit_cache.c — the on-disk cache of compiled JIT objects: one file per module, named by a hash of its
- * IR, the optimization level, the target CPU and features, and the mapc and LLVM versions. */
+/* jit_cache.c — the on-disk cache of compiled JIT objects: a directory of this user only, with this user's
+ * secret key, holding one signed entry (jit_entry.c) per module, read without following links or blocking. */
 #include "cg_impl.h"
-#include "mapc_version.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,20 +9,40 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-/* The file: magic, payload bytes, payload checksum, the key's two hashes, then the object. */
-typedef struct EntryHeader {
-    char magic[8];
-    uint64_t size, checksum, key_hi, key_lo;
-} EntryHeader;
-static const char entry_magic[8] = {'M', 'A', 'P', 'C', 'J', 'I', 'T', '1'};
+/* An opened cache: the directory (checked once, then reached only through this descriptor, so renaming
+ * the path later changes nothing) and the secret. Shared by the loads and stores under way. */
+typedef struct CacheDir {
+    int fd;
+    unsigned char secret[JIT_SECRET_BYTES];
+    int refs;
+} CacheDir;
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static char *cache_dir;             /* owned; NULL: no cache */
+static char *cache_path;              /* owned; NULL: no cache */
+static bool cache_chosen;             /* jit_cache_set_dir was called */
+static enum { UNOPENED, OPENED, REFUSED } cache_state;
+static CacheDir *cache_open_dir;      /* OPENED with a path: one reference */
+static char cache_warn[1024];         /* REFUSED: why */
+static bool cache_warn_taken;
 static atomic_ulong cache_hits, cache_misses, cache_rebuilt;
+
+static void dir_release(CacheDir *c)
+{
+    if (!c)
+        return;
+    pthread_mutex_lock(&cache_lock);
+    bool last = --c->refs == 0;
+    pthread_mutex_unlock(&cache_lock);
+    if (last) {
+        close(c->fd);
+        free(c);
+    }
+}
 
 bool jit_cache_set_dir(const char *dir)
 {
@@ -31,10 +50,42 @@ bool jit_cache_set_dir(const char *dir)
     if (dir && *dir && !copy)
         return false;
     pthread_mutex_lock(&cache_lock);
-    free(cache_dir);
-    cache_dir = copy;
+    free(cache_path);
+    cache_path = copy;
+    cache_chosen = true;
+    cache_state = UNOPENED;
+    CacheDir *old = cache_open_dir;
+    cache_open_dir = NULL;
+    cache_warn[0] = 0;
+    cache_warn_taken = false;
     pthread_mutex_unlock(&cache_lock);
+    dir_release(old); /* loads and stores under way keep their own reference */
     return true;
+}
+
+bool jit_cache_use_environment(bool unless_set)
+{
+    pthread_mutex_lock(&cache_lock);
+    bool chosen = cache_chosen;
+    pthread_mutex_unlock(&cache_lock);
+    if (unless_set && chosen)
+        return true;
+    const char *dir = getenv("MAPC_CACHE_DIR");
+    if (dir) /* set: that directory, or no cache when empty */
+        return jit_cache_set_dir(dir);
+    const char *base = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    const char *tail = base && base[0] == '/' ? "/mapc" : home && home[0] == '/' ? "/.cache/mapc" : NULL;
+    if (!tail)
+        return jit_cache_set_dir(NULL); /* nowhere to keep it: every process compiles */
+    const char *head = base && base[0] == '/' ? base : home;
+    size_t n = strlen(head) + strlen(tail) + 1;
+    char *path = malloc(n);
+    if (!path)
+        return false;
+    snprintf(path, n, "%s%s", head, tail);
+    bool ok = jit_cache_set_dir(path);
+    free(path);
+    return ok;
 }
 
 JitCacheStats jit_cache_stats(void)
@@ -43,126 +94,301 @@ JitCacheStats jit_cache_stats(void)
                            .rebuilt = atomic_load(&cache_rebuilt)};
 }
 
-/* FNV-1a over n bytes from h. */
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *s = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ s[i]) * 0x100000001b3ULL;
-    return h;
-}
-
-/* A second, independent 64-bit hash (a multiply-rotate over 8-byte words, with a final mix). */
-static uint64_t mix(const void *p, size_t n)
-{
-    const unsigned char *s = p;
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
-    for (size_t i = 0; i < n; i += 8) {
-        uint64_t w = 0;
-        memcpy(&w, s + i, n - i < 8 ? n - i : 8);
-        h = (h ^ (w * 0xbf58476d1ce4e5b9ULL)) * 0x94d049bb133111ebULL;
-        h = h << 29 | h >> 35;
-    }
-    h ^= h >> 31;
-    h *= 0xd6e8feb86659fd93ULL;
-    return h ^ (h >> 32);
-}
-
-void jit_cache_key(const char *ir, size_t n, const char *target, JitCacheKey *key)
-{
-    char ctx[512];
-    int m = snprintf(ctx, sizeof ctx, "mapc %s llvm %s %s", MAPC_VERSION_STRING, cg_llvm_version(), target);
-    size_t cn = m < 0 ? 0 : (size_t)m < sizeof ctx ? (size_t)m : sizeof ctx - 1;
-    key->hi = fnv(fnv(0xcbf29ce484222325ULL, ctx, cn), ir, n);
-    key->lo = mix(ir, n) ^ mix(ctx, cn) * 0x2545f4914f6cdd1dULL;
-}
-
-/* The entry's path under the current directory, malloc'ed; NULL without a cache. */
-static char *entry_path(const JitCacheKey *key)
-{
-    pthread_mutex_lock(&cache_lock);
-    char *path = NULL;
-    if (cache_dir) {
-        size_t n = strlen(cache_dir) + 40;
-        if ((path = malloc(n)))
-            snprintf(path, n, "%s/%016llx%016llx.o", cache_dir, (unsigned long long)key->hi,
-                     (unsigned long long)key->lo);
-    }
-    pthread_mutex_unlock(&cache_lock);
-    return path;
-}
-
-void *jit_cache_load(const JitCacheKey *key, size_t *size)
-{
-    char *path = entry_path(key);
-    if (!path)
-        return NULL;
-    FILE *f = fopen(path, "rb");
-    void *data = NULL;
-    EntryHeader h;
-    if (f && fread(&h, sizeof h, 1, f) == 1 && memcmp(h.magic, entry_magic, sizeof h.magic) == 0 &&
-        h.key_hi == key->hi && h.key_lo == key->lo && h.size > 0 && h.size < ((uint64_t)1 << 32) &&
-        (data = malloc((size_t)h.size)) && fread(data, 1, (size_t)h.size, f) == h.size &&
-        fgetc(f) == EOF && fnv(0xcbf29ce484222325ULL, data, (size_t)h.size) == h.checksum) {
-        *size = (size_t)h.size;
-        atomic_fetch_add(&cache_hits, 1);
-    } else {
-        free(data);
-        data = NULL;
-        if (f) { /* corrupt, truncated or foreign: removed, and rebuilt by the caller */
-            unlink(path);
-            atomic_fetch_add(&cache_rebuilt, 1);
-        }
-    }
-    if (f)
-        fclose(f);
-    free(path);
-    return data;
-}
-
-/* Creates dir and its parents (mode 0700 for new ones); true if it exists afterwards. */
+/* Creates dir and its missing parents (mode 0700); true if the last exists afterwards. */
 static bool make_dirs(char *dir)
 {
     for (char *p = dir + 1; *p; p++)
         if (*p == '/') {
             *p = 0;
-            if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-                *p = '/';
-                return false;
-            }
+            int r = mkdir(dir, 0700);
             *p = '/';
+            if (r != 0 && errno != EEXIST)
+                return false;
         }
     return mkdir(dir, 0700) == 0 || errno == EEXIST;
+}
+
+/* What is wrong with a file or directory of status st for the cache ("" when nothing): owned by another
+ * user, or writable (with secret: readable or writable) by its group or others. */
+static void judge_owner(const struct stat *st, bool secret, char *why, size_t cap)
+{
+    mode_t open_bits = secret ? 077 : 022;
+    why[0] = 0;
+    if (st->st_uid != geteuid())
+        snprintf(why, cap, "it belongs to uid %lu, not to this user (uid %lu)", (unsigned long)st->st_uid,
+                 (unsigned long)geteuid());
+    else if (st->st_mode & open_bits)
+        snprintf(why, cap, "it is %s by %s (mode %04o)", secret ? "readable or writable" : "writable",
+                 (st->st_mode & open_bits & 070) && (st->st_mode & open_bits & 007) ? "its group and others"
+                 : st->st_mode & open_bits & 070                                     ? "its group"
+                                                                                     : "others",
+                 (unsigned)(st->st_mode & 07777));
+}
+
+/* Why the open file fd cannot be a key (secret) or an entry of the cache ("" when it can): not a regular file
+ * (a FIFO, a device, a directory), or judge_owner's reasons. Its status goes to *st. */
+static void judge_file(int fd, bool secret, struct stat *st, char *why, size_t cap)
+{
+    if (fstat(fd, st) != 0)
+        snprintf(why, cap, "%s", strerror(errno));
+    else if (!S_ISREG(st->st_mode))
+        snprintf(why, cap, "it is not a regular file");
+    else
+        judge_owner(st, secret, why, cap);
+}
+
+/* A name for a new file of this process and thread in the directory (distinct across threads and time). */
+static void fresh_name(char *buf, size_t cap, const char *what)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    static atomic_ulong serial;
+    snprintf(buf, cap, ".%s-%ld-%lx-%lx-%lu", what, (long)getpid(), (unsigned long)pthread_self(),
+             (unsigned long)t.tv_nsec, (unsigned long)atomic_fetch_add(&serial, 1));
+}
+
+/* Writes n bytes to fd; false on any failure. */
+static bool write_all(int fd, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        p += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+/* Makes the key file of the directory dfd: random bytes in a new file (O_EXCL, 0600), then linked as "key",
+ * which never replaces one another process made first. 0, or an errno. */
+static int key_create(int dfd)
+{
+    unsigned char k[JIT_SECRET_BYTES];
+    size_t got = 0;
+    while (got < sizeof k) {
+        ssize_t r = getrandom(k + got, sizeof k - got, 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return r < 0 ? errno : EIO;
+        got += (size_t)r;
+    }
+    char tmp[96];
+    fresh_name(tmp, sizeof tmp, "key");
+    int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return errno;
+    bool ok = write_all(fd, k, sizeof k) && fsync(fd) == 0;
+    int e = ok ? 0 : errno ? errno : EIO;
+    if (close(fd) != 0 && ok)
+        ok = false, e = errno;
+    if (ok && linkat(dfd, tmp, dfd, "key", 0) != 0 && errno != EEXIST) {
+        /* a file system without hard links: renamed instead (two first processes may then use two keys
+         * for a moment, which only costs the loser's entries a compile) */
+        if (renameat(dfd, tmp, dfd, "key") != 0)
+            ok = false, e = errno;
+    }
+    unlinkat(dfd, tmp, 0);
+    return ok ? 0 : e;
+}
+
+/* Reads the secret key of the directory dfd (path for messages), creating it on first use: a regular file of
+ * this user that only they may read, of JIT_SECRET_BYTES bytes. false with the warning in why[cap]. */
+static bool key_read(int dfd, const char *path, unsigned char secret[JIT_SECRET_BYTES], char *why, size_t cap)
+{
+    for (int attempt = 0;; attempt++) {
+        int fd = openat(dfd, "key", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT && attempt == 0) {
+            int e = key_create(dfd);
+            if (e) {
+                snprintf(why, cap, "the JIT cache %s is not used: its key %s/key cannot be made: %s", path, path,
+                         strerror(e));
+                return false;
+            }
+            continue;
+        }
+        if (fd < 0) {
+            snprintf(why, cap, "the JIT cache %s is not used: its key %s/key cannot be read: %s", path, path,
+                     errno == ELOOP ? "it is a symbolic link" : strerror(errno));
+            return false;
+        }
+        struct stat st;
+        char bad[160];
+        judge_file(fd, true, &st, bad, sizeof bad);
+        if (!bad[0] && st.st_size != JIT_SECRET_BYTES)
+            snprintf(bad, sizeof bad, "it holds %lld bytes, not %d", (long long)st.st_size, JIT_SECRET_BYTES);
+        else if (!bad[0] && read(fd, secret, JIT_SECRET_BYTES) != JIT_SECRET_BYTES)
+            snprintf(bad, sizeof bad, "it cannot be read whole");
+        close(fd);
+        if (bad[0]) {
+            snprintf(why, cap, "the JIT cache %s is not used: its key %s/key is refused: %s", path, path, bad);
+            return false;
+        }
+        return true;
+    }
+}
+
+/* Opens and checks the cache at path (created if need be): NULL with the warning in why[cap]. */
+static CacheDir *dir_open(const char *path, char *why, size_t cap)
+{
+    char *copy = strdup(path);
+    CacheDir *c = copy ? calloc(1, sizeof *c) : NULL;
+    if (!c) {
+        free(copy);
+        snprintf(why, cap, "the JIT cache %s is not used: out of memory", path);
+        return NULL;
+    }
+    bool made = make_dirs(copy);
+    free(copy);
+    c->fd = made ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    struct stat st;
+    char bad[160] = "";
+    if (c->fd < 0 || fstat(c->fd, &st) != 0)
+        snprintf(bad, sizeof bad, "%s", strerror(errno));
+    else
+        judge_owner(&st, false, bad, sizeof bad);
+    if (bad[0])
+        snprintf(why, cap, "the JIT cache %s is not used: %s", path, bad);
+    if (bad[0] || !key_read(c->fd, path, c->secret, why, cap)) {
+        if (c->fd >= 0)
+            close(c->fd);
+        free(c);
+        return NULL;
+    }
+    c->refs = 1;
+    return c;
+}
+
+/* Opens the cache if it was not tried yet; the caller holds cache_lock. */
+static void open_locked(void)
+{
+    if (cache_state != UNOPENED)
+        return;
+    cache_state = OPENED;
+    if (!cache_path)
+        return;
+    if (!(cache_open_dir = dir_open(cache_path, cache_warn, sizeof cache_warn))) {
+        size_t n = strlen(cache_warn);
+        snprintf(cache_warn + n, sizeof cache_warn - n, "; compiled code is not cached");
+        cache_state = REFUSED;
+    }
+}
+
+JitCacheState jit_cache_open(void)
+{
+    pthread_mutex_lock(&cache_lock);
+    open_locked();
+    JitCacheState s = cache_state == REFUSED ? JIT_CACHE_REFUSED : cache_open_dir ? JIT_CACHE_ON : JIT_CACHE_OFF;
+    pthread_mutex_unlock(&cache_lock);
+    return s;
+}
+
+size_t jit_cache_warning(char *buf, size_t cap, bool take)
+{
+    pthread_mutex_lock(&cache_lock);
+    bool has = cache_state == REFUSED && !(take && cache_warn_taken);
+    if (has && take)
+        cache_warn_taken = true;
+    size_t n = has ? strlen(cache_warn) : 0;
+    if (cap)
+        snprintf(buf, cap, "%s", has ? cache_warn : "");
+    pthread_mutex_unlock(&cache_lock);
+    return n;
+}
+
+/* The opened cache with a reference for the caller (dir_release), or NULL when there is none. */
+static CacheDir *dir_acquire(void)
+{
+    pthread_mutex_lock(&cache_lock);
+    open_locked();
+    CacheDir *c = cache_open_dir;
+    if (c)
+        c->refs++;
+    pthread_mutex_unlock(&cache_lock);
+    return c;
+}
+
+/* The whole contents of the entry `name` of c when it is a regular file of this user that no one else may
+ * write, of a size an entry can have, malloc'ed with its length; NULL otherwise. Never follows a link and
+ * never blocks (a FIFO or device is refused by its type before anything is read). *present: there was
+ * something of that name. */
+static unsigned char *entry_read(const CacheDir *c, const char *name, size_t *n, bool *present)
+{
+    int fd = openat(c->fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    *present = fd >= 0 || errno != ENOENT;
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    char bad[160];
+    unsigned char *data = NULL;
+    judge_file(fd, false, &st, bad, sizeof bad);
+    if (!bad[0] && st.st_size > 0 && (uint64_t)st.st_size <= JIT_ENTRY_MAX_OBJECT + 128 && (data = malloc((size_t)st.st_size))) {
+        size_t got = 0, want = (size_t)st.st_size;
+        while (got < want) {
+            ssize_t r = read(fd, data + got, want - got);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0)
+                break;
+            got += (size_t)r;
+        }
+        if (got != want) { /* changed under us: refused like any other bad entry */
+            free(data);
+            data = NULL;
+        }
+        *n = want;
+    }
+    close(fd);
+    return data;
+}
+
+void *jit_cache_load(const JitCacheKey *key, size_t *size)
+{
+    CacheDir *c = dir_acquire();
+    if (!c)
+        return NULL;
+    char name[JIT_ENTRY_NAME_BYTES];
+    jit_cache_entry_name(key, name);
+    size_t n = 0, off = 0;
+    bool present;
+    unsigned char *e = entry_read(c, name, &n, &present);
+    bool ok = e && jit_cache_entry_check(e, n, key, c->secret, &off, size);
+    dir_release(c);
+    if (!ok) {
+        free(e);
+        if (present) /* refused: the caller compiles, and its store replaces the entry */
+            atomic_fetch_add(&cache_rebuilt, 1);
+        return NULL;
+    }
+    memmove(e, e + off, *size);
+    atomic_fetch_add(&cache_hits, 1);
+    return e;
 }
 
 void jit_cache_store(const JitCacheKey *key, const void *data, size_t size)
 {
     atomic_fetch_add(&cache_misses, 1);
-    char *path = entry_path(key);
-    if (!path)
+    CacheDir *c = dir_acquire();
+    if (!c)
         return;
-    char *slash = strrchr(path, '/');
-    *slash = 0;
-    bool dir_ok = make_dirs(path);
-    *slash = '/';
-    size_t n = strlen(path) + 48;
-    char *tmp = dir_ok ? malloc(n) : NULL;
-    if (tmp) {
-        /* written under a name of this process and thread, then renamed: readers see whole entries only */
-        struct timespec t;
-        clock_gettime(CLOCK_REALTIME, &t);
-        snprintf(tmp, n, "%s.%ld.%lx.%lx.tmp", path, (long)getpid(), (unsigned long)pthread_self(),
-                 (unsigned long)t.tv_nsec);
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
-        EntryHeader h = {.size = size, .checksum = fnv(0xcbf29ce484222325ULL, data, size), .key_hi = key->hi,
-                         .key_lo = key->lo};
-        memcpy(h.magic, entry_magic, sizeof h.magic);
-        bool ok = fd >= 0 && write(fd, &h, sizeof h) == (ssize_t)sizeof h && write(fd, data, size) == (ssize_t)size;
+    size_t n;
+    unsigned char *e = jit_cache_entry_make(key, c->secret, data, size, &n);
+    if (e) {
+        /* written under a new name, then renamed: readers see whole entries only */
+        char tmp[96], name[JIT_ENTRY_NAME_BYTES];
+        fresh_name(tmp, sizeof tmp, "tmp");
+        jit_cache_entry_name(key, name);
+        int fd = openat(c->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        bool ok = fd >= 0 && write_all(fd, e, n);
         if (fd >= 0)
             ok = close(fd) == 0 && ok;
-        if (!ok || rename(tmp, path) != 0)
-            unlink(tmp); /* a cache that cannot be written only costs the next process a compile */
-        free(tmp);
+        if (fd >= 0 && (!ok || renameat(c->fd, tmp, c->fd, name) != 0))
+            unlinkat(c->fd, tmp, 0); /* a cache that cannot be written only costs the next process a compile */
+        free(e);
     }
-    free(path);
+    dir_release(c);
 }

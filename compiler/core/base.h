@@ -70,11 +70,37 @@ char *arena_strndup(Arena *a, const char *s, size_t n);
  * items, or when it is full a copy with twice the capacity (8 at first; the old copy stays in the
  * arena until it is freed). */
 void *arena_grow(Arena *a, void *items, int n, int *cap, size_t elem);
-/* printf into arena-owned memory. */
-char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-char *arena_vprintf(Arena *a, const char *fmt, va_list ap);
+/* printf into arena-owned memory; fmt is never NULL (declared, so that no compiler sees a path where it is:
+ * gcc's UBSan instrumentation otherwise makes one and -Wformat-truncation rejects it). */
+char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3), nonnull(2)));
+char *arena_vprintf(Arena *a, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0), nonnull(2)));
 /* Frees every chunk; the arena may be reused afterwards. */
 void arena_free(Arena *a);
+
+/* ---- SHA-256 (FIPS 180-4) and HMAC-SHA-256 (RFC 2104) (sha256.c) ---- */
+enum { SHA256_BYTES = 32 };
+typedef struct Sha256 {
+    uint32_t h[8];
+    uint64_t bytes;         /* hashed so far */
+    unsigned char buf[64];  /* the pending partial block */
+    size_t nbuf;
+} Sha256;
+void sha256_init(Sha256 *s);
+void sha256_update(Sha256 *s, const void *data, size_t n);
+/* The digest of everything updated since init; s must be initialized again before another use. */
+void sha256_final(Sha256 *s, unsigned char out[SHA256_BYTES]);
+void sha256(const void *data, size_t n, unsigned char out[SHA256_BYTES]);
+typedef struct HmacSha256 {
+    Sha256 inner;
+    unsigned char opad[64];
+} HmacSha256;
+/* HMAC-SHA-256 under the key of n bytes (a longer key than 64 bytes is hashed first, as RFC 2104 says). */
+void hmac_sha256_init(HmacSha256 *m, const void *key, size_t n);
+void hmac_sha256_update(HmacSha256 *m, const void *data, size_t n);
+void hmac_sha256_final(HmacSha256 *m, unsigned char out[SHA256_BYTES]);
+void hmac_sha256(const void *key, size_t kn, const void *data, size_t n, unsigned char out[SHA256_BYTES]);
+/* Whether n bytes are equal, in a time that does not depend on where they differ (for MACs). */
+bool digest_equal(const unsigned char *a, const unsigned char *b, size_t n);
 
 /* ---- Text into a caller's buffer, snprintf-style (n counts what the whole text needs) ---- */
 

@@ -113,6 +113,7 @@ int cmd_emit(int argc, char **argv)
         return parsed;
     const char *file = eo.file, *out = eo.out, *header = eo.header;
     CgOptions opt = eo.cg;
+    opt.linked = &drv_linked_names; /* no emitted name may be one a program linking libmapc already has */
     CgEmitKind kind = eo.kind;
     drv_isa = eo.isa; /* the ISA the program's kernels are checked and compiled for */
     Prog *p = drv_load(file, false);

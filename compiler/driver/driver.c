@@ -236,20 +236,13 @@ Prog *drv_new_prog(TargetIsa isa)
     return p;
 }
 
-bool drv_setup_cache(void)
+bool drv_setup_cache(void) { return jit_cache_use_environment(false); }
+
+void drv_cache_warning(void)
 {
-    const char *dir = getenv("MAPC_CACHE_DIR");
-    if (dir) /* set: that directory, or no cache when empty */
-        return jit_cache_set_dir(dir);
-    const char *base = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-    char path[4096];
-    if (base && base[0] == '/')
-        snprintf(path, sizeof path, "%s/mapc", base);
-    else if (home && home[0] == '/')
-        snprintf(path, sizeof path, "%s/.cache/mapc", home);
-    else
-        return true; /* nowhere to keep it: every process compiles */
-    return jit_cache_set_dir(path);
+    char warn[1200];
+    if (jit_cache_warning(warn, sizeof warn, true))
+        fprintf(stderr, "mapc: warning: %s\n", warn);
 }
 
 /* Loads a program from a file (or, with is_source, from text); returns NULL after printing why. */

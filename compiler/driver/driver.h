@@ -3,6 +3,7 @@
 #ifndef MAPC_DRIVER_H
 #define MAPC_DRIVER_H
 
+#include "codegen/codegen.h"
 #include "core/ast.h"
 #include "draw/draw.h"
 #include "eval/eval.h"
@@ -46,8 +47,14 @@ bool drv_parse_seconds(const char *s, double *seconds);
 /* An empty program for drv_isa or isa (when not TARGET_ISA_HOST) and drv_caches; NULL if out of memory. */
 Prog *drv_new_prog(TargetIsa isa);
 /* Points the JIT's on-disk cache at $MAPC_CACHE_DIR (none when it is set but empty), else
- * $XDG_CACHE_HOME/mapc, else $HOME/.cache/mapc. false if out of memory. */
+ * $XDG_CACHE_HOME/mapc, else $HOME/.cache/mapc (jit_cache_use_environment). false if out of memory. */
 bool drv_setup_cache(void);
+/* The names a program linking libmapc already has (its exports and imports, the C library's), read from the
+ * built libmapc and the C library when mapc was built (linked_names.py): what emit's names are checked against. */
+extern const CgNameTable drv_linked_names;
+/* Prints the cache's warning on stderr ("mapc: warning: the JIT cache DIR is not used: ...") if the cache
+ * was refused and the warning was not printed yet. */
+void drv_cache_warning(void);
 /* Loads and checks a program from a file ("-": standard input, named <stdin> in diagnostics; read once, every
  * later "-" gets the same text) or, with is_source, from the text itself; NULL after printing the
  * diagnostics or the I/O error (a directory is "cannot read DIR: Is a directory"). */

@@ -202,6 +202,7 @@ static int run_guarded(int (*run)(int, char **), int argc, char **argv)
         return DRV_EXIT_INPUT;
     }
     int status = run(argc, argv);
+    drv_cache_warning(); /* a refused JIT cache is said once, after the command */
     gemm_release_kernels(); /* the JIT-compiled kernels go before exit, so leak checkers see none */
     draw_release();         /* and cairo's and fontconfig's caches */
     mem_guard_release(&g);

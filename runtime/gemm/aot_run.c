@@ -170,6 +170,8 @@ int gemm_aot_run(const CgAotKernel *d, const void *a, const void *b, void *c, do
                  "again with this mapc)", (long long)d->abi, CG_AOT_ABI);
         return -1;
     }
+    if (gemm_aot_host_check(d, gemm_cpu()->signature, err, cap)) /* no routine runs on a host without its ISA */
+        return -1;
     AotState *s = state_of(d, threads, err, cap);
     if (!s)
         return -1;

@@ -48,6 +48,12 @@ size_t rt_gemm_units(const RtGemm *g, uint64_t *grid_units);
 int gemm_aot_run(const CgAotKernel *d, const void *a, const void *b, void *c, double alpha, double beta, int threads,
                  char *err, size_t cap);
 
+/* Whether a host whose LLVM feature list is host ("cpu +feature,...", gemm_cpu()->signature; NULL: unknown) runs
+ * the routines of d: its ISA and kind known, and every feature they were compiled with (cg_aot_features) one
+ * the host has. 0, or -1 with err naming the kernel, its ISA and the first missing feature. gemm_aot_run checks
+ * this before it calls any routine. */
+int gemm_aot_host_check(const CgAotKernel *d, const char *host, char *err, size_t cap);
+
 /* Drops the runner's states of descriptor d (its engines and buffers), before d's memory is freed. */
 void gemm_aot_forget(const CgAotKernel *d);
 

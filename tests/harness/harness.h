@@ -154,7 +154,7 @@ void harness_cat(char *buf, size_t size, const char *fmt, ...) HARNESS_PRINTF(3,
  * (aborts when out of memory). */
 char *harness_append(char *s, const char *fmt, ...) HARNESS_PRINTF(2, 3);
 /* harness_append with the arguments in ap (which it consumes). */
-char *harness_vappend(char *s, const char *fmt, va_list ap) HARNESS_PRINTF(2, 0);
+char *harness_vappend(char *s, const char *fmt, va_list ap) HARNESS_PRINTF(2, 0) __attribute__((nonnull(2)));
 
 /* The whole file at path as a malloc'ed NUL-terminated string and its length in *len; NULL when it
  * cannot be read. */
