@@ -90,13 +90,13 @@ JitModule *cg_unit_jit(CgUnit *u, const CgOptions *opt, char **err);
  * disk, a directory, no permission), with no partial file left. */
 bool cg_write_bytes(const char *path, const void *data, size_t n, Diags *d);
 
-/* Checks that no function an object exports (a type's E_cell, E_offset, E_each, a copy, a kernel's entry point,
- * each with the prefix) takes a name a program linking the object with libmapc already has or may get: a C
+/* Checks that no two statements emit one function (a type's E_cell, E_offset, E_each, a copy's C and C_part, a
+ * kernel's entry point, each with the prefix) and, when linkable (an object), that none takes a name a program linking the object with libmapc already has or may get: a C
  * keyword, a name of opt->linked (what libmapc exports or imports, what the C library defines), libmapc's
  * mapc_ namespace, a name C or POSIX reserves for the implementation, or one a library loaded in this process
  * defines (the dynamic linker's answer: libmapc's dependencies). False after an error at each offending
  * declaration. */
-bool cg_check_symbols(const Prog *prog, const CgOptions *opt, Diags *d);
+bool cg_check_symbols(const Prog *prog, const CgOptions *opt, bool linkable, Diags *d);
 
 /* The cache key of a module: the SHA-256 of the versions of mapc and LLVM, its target ("cpu features -O3")
  * and its IR text (n bytes). */

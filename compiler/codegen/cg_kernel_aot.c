@@ -160,6 +160,13 @@ static LLVMValueRef stage_copy(Cg *cg, const KernelDecl *k, const char *sym, con
     if (cg->failed)
         return NULL;
     char full[512];
+    /* the kernel runs the whole copy only: its parts function would be an unbounded, unused symbol */
+    snprintf(full, sizeof full, "%s%s_part", cg->prefix, sym);
+    LLVMValueRef part = LLVMGetNamedFunction(cg->mod, full);
+    if (part && !LLVMGetFirstUse(part))
+        LLVMDeleteFunction(part);
+    else if (part)
+        LLVMSetLinkage(part, LLVMInternalLinkage);
     snprintf(full, sizeof full, "%s%s", cg->prefix, sym);
     return seal(cg, full);
 }

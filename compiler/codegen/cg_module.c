@@ -67,6 +67,8 @@ static bool end(Cg *cg)
 
 bool cg_program(const Prog *prog, CgUnit *u, const CgOptions *opt, Diags *d)
 {
+    if (!(opt && opt->object) && !cg_check_symbols(prog, opt, false, d)) /* objects: checked by their writers */
+        return false;
     Cg cg;
     if (!begin(&cg, prog, u, opt, d))
         return false;

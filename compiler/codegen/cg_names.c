@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 /* C23's keywords (C11's and the newer ones). */
@@ -127,14 +128,41 @@ static bool refused(const char *sym, const CgNameTable *linked, char *why, size_
     return true;
 }
 
+/* One emitted function: its symbol and the statement that makes it. */
+typedef struct Emitted {
+    char *sym;
+    const char *what, *name;
+    Loc loc;
+    size_t order; /* the statement's place in the program, so a clash names the later one */
+    const struct Emitted *clash; /* after sorting: the first statement emitting the same symbol, or NULL */
+    bool reported;
+} Emitted;
+
+/* The functions the program's statements emit, as far as they are usable C names. */
+typedef struct EmittedSet {
+    Emitted *v;
+    size_t n, cap;
+} EmittedSet;
+
 /* Whether the function `name` emitted for statement `what` NAME (at loc) is a usable C name; an error if not.
- * The symbol is the prefix, the name and the suffix (a type's _cell, _offset, _each). */
-static bool check_one(const CgOptions *opt, const char *what, const char *name, const char *suffix, Loc loc, Diags *d)
+ * The symbol is the prefix, the name and the suffix (a type's _cell, _offset, _each, a copy's _part); a usable
+ * one joins set, so that two statements emitting one symbol are found. */
+static bool check_one(const CgOptions *opt, bool linkable, EmittedSet *set, size_t order, const char *what,
+                      const char *name, const char *suffix, Loc loc, Diags *d)
 {
-    const char *pre = opt->prefix ? opt->prefix : "";
+    const char *pre = opt && opt->prefix ? opt->prefix : "";
     size_t np = strlen(pre), nn = strlen(name);
     char *sym = malloc(np + nn + strlen(suffix) + 1);
-    if (!sym) {
+    if (sym && set->n == set->cap) {
+        size_t cap = set->cap ? set->cap * 2 : 64;
+        Emitted *v = realloc(set->v, cap * sizeof *v);
+        if (v) {
+            set->v = v;
+            set->cap = cap;
+        }
+    }
+    if (!sym || set->n == set->cap) {
+        free(sym);
         diag_error(d, loc, "out of memory");
         return false;
     }
@@ -142,28 +170,69 @@ static bool check_one(const CgOptions *opt, const char *what, const char *name, 
     memcpy(sym + np, name, nn);
     strcpy(sym + np + nn, suffix);
     char why[256];
-    bool bad = refused(sym, opt->linked, why, sizeof why);
-    if (bad)
+    bool bad = linkable && refused(sym, opt ? opt->linked : NULL, why, sizeof why);
+    if (bad) {
         diag_error(d, loc, "%s %s would be emitted as the C function '%s', which is %s; rename the %s or give emit %s",
                    what, name, sym, why, what, *pre ? "another --prefix" : "a --prefix");
-    free(sym);
-    return !bad;
+        free(sym);
+        return false;
+    }
+    set->v[set->n++] = (Emitted){.sym = sym, .what = what, .name = name, .loc = loc, .order = order};
+    return true;
 }
 
-bool cg_check_symbols(const Prog *prog, const CgOptions *opt, Diags *d)
+/* Orders emitted functions by symbol, then by statement. */
+static int by_symbol(const void *a, const void *b)
 {
-    static const char *const type_fns[] = {"_cell", "_offset", "_each"};
+    const Emitted *x = a, *y = b;
+    int c = strcmp(x->sym, y->sym);
+    return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+bool cg_check_symbols(const Prog *prog, const CgOptions *opt, bool linkable, Diags *d)
+{
+    static const char *const type_fns[] = {"_cell", "_offset", "_each"}, *const copy_fns[] = {"", "_part"};
+    EmittedSet set = {0};
     bool ok = true;
-    for (int i = 0; i < prog->ntypes; i++) {
+    size_t order = 0;
+    for (int i = 0; i < prog->ntypes; i++, order++) {
         const Name *t = prog->types[i];
         bool type_ok = true;
         for (int f = 0; f < 3 && type_ok && t->map; f++) /* one error per type */
-            type_ok = check_one(opt, "type", t->name, type_fns[f], t->loc, d);
+            type_ok = check_one(opt, linkable, &set, order, "type", t->name, type_fns[f], t->loc, d);
         ok &= type_ok;
     }
-    for (int i = 0; i < prog->ncopies; i++)
-        ok &= check_one(opt, "copy", prog->copies[i]->name, "", prog->copies[i]->loc, d);
-    for (int i = 0; i < prog->nkernels; i++)
-        ok &= check_one(opt, "kernel", prog->kernels[i]->name, "", prog->kernels[i]->loc, d);
+    for (int i = 0; i < prog->ncopies; i++, order++) {
+        bool copy_ok = true;
+        for (int f = 0; f < 2 && copy_ok; f++)
+            copy_ok = check_one(opt, linkable, &set, order, "copy", prog->copies[i]->name, copy_fns[f], prog->copies[i]->loc, d);
+        ok &= copy_ok;
+    }
+    for (int i = 0; i < prog->nkernels; i++, order++)
+        ok &= check_one(opt, linkable, &set, order, "kernel", prog->kernels[i]->name, "", prog->kernels[i]->loc, d);
+    /* two statements emitting one symbol: the later one is refused (LLVM would rename it, and the header's
+     * declaration or a JIT lookup would bind to the other), reported in the program's order */
+    if (set.n > 1)
+        qsort(set.v, set.n, sizeof *set.v, by_symbol);
+    for (size_t i = 1; i < set.n; i++)
+        if (strcmp(set.v[i].sym, set.v[i - 1].sym) == 0) {
+            set.v[i].clash = set.v[i - 1].clash ? set.v[i - 1].clash : &set.v[i - 1];
+            ok = false;
+        }
+    for (size_t i = 0, next = SIZE_MAX; i < set.n; i++, next = SIZE_MAX) {
+        for (size_t j = 0; j < set.n; j++) /* the earliest clash not yet reported (few: each is an error) */
+            if (set.v[j].clash && !set.v[j].reported && (next == SIZE_MAX || set.v[j].order < set.v[next].order))
+                next = j;
+        if (next == SIZE_MAX)
+            break;
+        const Emitted *e = &set.v[next], *first = e->clash;
+        set.v[next].reported = true;
+        diag_error(d, e->loc, "%s %s would be emitted as the C function '%s', which %s %s at %u:%u emits too; "
+                   "rename one of them", e->what, e->name, e->sym, first->what, first->name, first->loc.line,
+                   first->loc.col);
+    }
+    for (size_t i = 0; i < set.n; i++)
+        free(set.v[i].sym);
+    free(set.v);
     return ok;
 }

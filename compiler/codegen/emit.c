@@ -32,7 +32,7 @@ bool cg_write_bytes(const char *path, const void *data, size_t n, Diags *d)
 
 bool cg_emit_file(const Prog *prog, const CgOptions *opt, CgEmitKind kind, const char *path, Diags *d)
 {
-    if (!cg_check_symbols(prog, opt, d))
+    if (!cg_check_symbols(prog, opt, true, d))
         return false;
     CgUnit u;
     if (!cg_unit_open(&u, "mapc")) {

@@ -105,7 +105,7 @@ static void write_header(FILE *f, const Prog *prog, const char *p, const char *g
 
 bool cg_write_header(const Prog *prog, const CgOptions *opt, const char *path, const char *guard, Diags *d)
 {
-    if (!cg_check_symbols(prog, opt, d))
+    if (!cg_check_symbols(prog, opt, true, d))
         return false;
     /* each copy's relayout plan, as the object's code follows it */
     CgOptions object = *opt;

@@ -130,6 +130,23 @@ def main(argv):
               re.search(r" T mm_run$", syms, re.M) and re.search(r" U mapc_aot_run$", syms, re.M) and ".1" not in syms,
               p.stderr + syms)
 
+        # two statements of one program emitting one function: the later is refused, in the object and the JIT
+        prog = os.path.join(work, "clash.map")
+        with open(prog, "w") as f:
+            f.write("axes![A = 4, B = 8];\ntype T = m![A, B];\ncopy x: T -> m![B, A] as f32;\n"
+                    "copy x_part: T -> m![B, A] as f32;\ncopy T_cell: T -> m![B, A] as f32;\n")
+        want = [prog + ":4:6: error: copy x_part would be emitted as the C function 'x_part', which copy x at 3:6 "
+                "emits too; rename one of them",
+                prog + ":5:6: error: copy T_cell would be emitted as the C function 'T_cell', which type T at 2:6 "
+                "emits too; rename one of them"]
+        p = subprocess.run([mapc, "emit", prog, "-o", os.path.join(work, "clash.o")], capture_output=True, text=True)
+        lines = [l for l in p.stderr.splitlines() if ": error: " in l]
+        check("a copy's C_part or a type's C_cell taken by another statement: emit refuses both, in order",
+              p.returncode == 1 and lines == want and not os.path.exists(os.path.join(work, "clash.o")), p.stderr)
+        p = subprocess.run([mapc, "run", prog, "x"], capture_output=True, text=True)
+        check("and so does the JIT (mapc run)", p.returncode == 1 and want[0].split("error: ")[1] in p.stderr,
+              p.stderr)
+
         # controls: names in no list emit, each under its own name
         taken = imports | exports | libc
         good = set()
@@ -143,8 +160,9 @@ def main(argv):
         syms = subprocess.run(["nm", "--defined-only", os.path.join(work, "names.o")], capture_output=True,
                               text=True).stdout
         defined = {l.split()[-1] for l in syms.splitlines() if l.split() and l.split()[1] == "T"}
-        check("the object defines exactly them, unrenamed", defined == {"ok_" + n for n in good},
-              "%s" % sorted(defined ^ {"ok_" + n for n in good})[:20])
+        want = {"ok_" + n + part for n in good for part in ("", "_part")}  # a copy and its parts
+        check("the object defines exactly them and their _part functions, unrenamed", defined == want,
+              "%s" % sorted(defined ^ want)[:20])
     return report()
 
 
