@@ -6,8 +6,9 @@
 /* The source and packed element types of a conversion, and the converted zero. */
 static void pack_types(Gen *g, CgPackConv conv, LLVMTypeRef *st, LLVMTypeRef *dt, LLVMValueRef *zero)
 {
+    *st = *dt = g->f32; /* CG_PACK_F32, and what an enumerator outside the list would get */
     switch (conv) {
-    case CG_PACK_F32: *st = g->f32; *dt = g->f32; break;
+    case CG_PACK_F32: break;
     case CG_PACK_BF16_F32: case CG_PACK_F16_F32: *st = g->i16; *dt = g->f32; break;
     case CG_PACK_BF16: *st = g->i16; *dt = g->i16; break;
     case CG_PACK_I8_U8: case CG_PACK_I8: *st = g->i8; *dt = g->i8; break;

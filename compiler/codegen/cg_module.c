@@ -41,6 +41,8 @@ static bool begin(Cg *cg, const Prog *prog, CgUnit *u, const CgOptions *opt, Dia
      * features when it is below the host's; an object's take a named ISA's features, else portable vectors */
     bool object = opt && opt->object;
     cg->isa = object && prog->target == TARGET_ISA_HOST ? TARGET_ISA_PORTABLE : target_resolve(prog->target);
+    if (!object && !target_host_supports(cg->isa))
+        cg->isa = target_host_isa(); /* JIT code runs here: never an instruction this CPU lacks */
     cg->isa_features = object ? prog->target != TARGET_ISA_HOST && cg->isa != TARGET_ISA_PORTABLE
                               : cg->isa != target_host_isa();
     cg->caches = prog->caches.l1d ? prog->caches : target_host_caches();

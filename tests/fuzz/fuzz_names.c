@@ -73,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     snprintf(sym, sizeof sym, "%s%s%s", prefix, name, is_type ? "_cell" : "");
     CgOptions opt = {.prefix = prefix, .opt_level = 0, .linked = &drv_linked_names};
     REQUIRE(p->diags.count == 0);
-    bool ok = cg_check_symbols(p, &opt, &p->diags);
+    bool ok = cg_check_symbols(p, &opt, true, &p->diags);
     if (!ok) {
         const Diag *d = p->diags.head;
         REQUIRE(p->diags.count == 1 && d->loc.line == 2 && strstr(d->msg, "would be emitted as the C function") &&
