@@ -157,7 +157,8 @@ static void record_region(Enum *e, LLVMValueRef pos)
     r->pos = LLVMConstIntGetZExtValue(pos);
     r->nloops = e->depth;
     r->loops = arena_alloc(&e->cg->arena, ((size_t)e->depth + 1) * sizeof *r->loops);
-    memcpy(r->loops, e->stack, (size_t)e->depth * sizeof *r->loops);
+    if (e->depth) /* no loop around the body: the stack may be empty (NULL) */
+        memcpy(r->loops, e->stack, (size_t)e->depth * sizeof *r->loops);
     r->vals = arena_alloc(&e->cg->arena, ((size_t)pl->nterms + 1) * sizeof *r->vals);
     r->present = arena_alloc(&e->cg->arena, (size_t)pl->nterms + 1);
     for (int t = 0; t < pl->nterms; t++) {
