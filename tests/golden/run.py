@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """run.py — the golden-file runner: runs mapc on each .map case and compares with hand-written expectations.
 
-Usage: run.py [--valgrind] [--verbose] MAPC PATH...
+Usage: run.py [--valgrind] [--verbose] [--jobs N] MAPC PATH...
 
 PATH is a .map case or a directory (searched recursively). A case is a .map file whose
 comments carry directives, one per line:
@@ -24,10 +24,13 @@ that stream. A signal, or a sanitizer report on stderr, always fails the case.
 --valgrind runs every mapc under `valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect`
 with its own exit code and log file, and fails the case on any valgrind error or leak.
 
+--jobs N runs N cases at once (the runs of one case stay in order); the report is in case order.
+
 Prints one line per failing case (with a diff), then the last line "N passed, N failed";
 exits 1 if any case failed.
 """
 
+import concurrent.futures
 import difflib
 import os
 import re
@@ -180,6 +183,15 @@ def main(argv):
     valgrind = "--valgrind" in args
     verbose = "--verbose" in args
     args = [a for a in args if a not in ("--valgrind", "--verbose")]
+    jobs = 1
+    if "--jobs" in args:
+        i = args.index("--jobs")
+        if i + 1 >= len(args) or not args[i + 1].isdigit() or int(args[i + 1]) < 1:
+            print("run.py: --jobs takes a number of cases at once, 1 or more", file=sys.stderr)
+            print("0 passed, 1 failed")
+            return 2
+        jobs = int(args[i + 1])
+        del args[i:i + 2]
     if len(args) < 2:
         print(__doc__, file=sys.stderr)
         print("0 passed, 1 failed")
@@ -187,17 +199,19 @@ def main(argv):
     mapc = os.path.abspath(args[0])
     cases = collect(args[1:])
     passed = failed = 0
-    for case in cases:
-        problems = run_case(mapc, case, valgrind, verbose)
-        if problems:
-            failed += 1
-            print("FAIL %s" % case)
-            for p in problems:
-                print("  " + p.replace("\n", "\n  ").rstrip())
-        else:
-            passed += 1
-            if verbose:
-                print("ok   %s" % case)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        results = pool.map(lambda case: run_case(mapc, case, valgrind, verbose), cases)
+        for case, problems in zip(cases, results):
+            if problems:
+                failed += 1
+                print("FAIL %s" % case)
+                for p in problems:
+                    print("  " + p.replace("\n", "\n  ").rstrip())
+            else:
+                passed += 1
+                if verbose:
+                    print("ok   %s" % case)
+            sys.stdout.flush()
     if not cases:
         print("no cases found")
         failed += 1
