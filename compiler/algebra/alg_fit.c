@@ -171,15 +171,12 @@ static void fit_rec(Fit *f, const AlgVal *v, uint64_t n)
             bool ok = true;
             for (uint64_t j = 0; j < q && ok; j++) {
                 const AlgVal *w = v + j * c;
-                if (w[0] < 0) { /* a wholly padded block */
-                    for (uint64_t i = 1; i < c && ok; i++)
-                        ok = w[i] == w[0];
-                    b[j] = w[0];
-                    continue;
-                }
-                for (uint64_t i = 0; i < c && ok; i++)
-                    ok = i < r ? w[i] == w[0] + (AlgVal)i * s : w[i] == k;
                 b[j] = w[0];
+                if (w[0] < 0) /* a padded block: its own padding, or a major one */
+                    continue;
+                /* the live part may decode past the axis (checked with the whole mapping) */
+                for (uint64_t i = 0; i < c && ok; i++)
+                    ok = i < r ? w[i] < 0 || w[i] == w[0] + (AlgVal)i * s : w[i] == k;
             }
             if (ok && s >= 0) {
                 f->modes[f->nmodes++] = (Mode){c, (uint64_t)s, r, (AlgPad)-k};

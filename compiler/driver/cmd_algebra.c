@@ -445,11 +445,14 @@ static bool eval_call(Call *c, const Arg *a, Value *out)
 
 int cmd_algebra(int argc, char **argv)
 {
-    bool check = argc > 0 && strcmp(argv[0], "--check") == 0;
-    if (check) {
-        argc--;
-        argv++;
-    }
+    bool check = false;
+    int kept = 0;
+    for (int i = 0; i < argc; i++) /* --check anywhere */
+        if (strcmp(argv[i], "--check") == 0)
+            check = true;
+        else
+            argv[kept++] = argv[i];
+    argc = kept;
     for (int i = 0; i < argc; i++)
         if (drv_is_option(argv[i]) && (i > 0 || strcmp(argv[i], "-") != 0)) {
             static const char *const known[] = {"--check", "--help", "--color", NULL};
