@@ -34,7 +34,7 @@ typedef struct AlgCtx {
     char msg[512];          /* the message, naming positions and values */
 } AlgCtx;
 
-/* Opens a context over p (which must outlive it); alg_close frees what it owns (not p). */
+/* Opens a context over p (which must outlive it, its axes all declared); alg_close frees what it owns (not p). */
 void alg_open(AlgCtx *c, Prog *p);
 void alg_close(AlgCtx *c);
 /* Records an error (code, printf message); always returns NULL, for `return alg_fail(...)`. */
