@@ -55,13 +55,15 @@ static const Map *digit(Arena *a, const Map *b, uint64_t s, uint64_t n, MapWhy w
     if (s > 1 && m)
         m = map_make_op(a, MAP_STRIDE, PAD_TOP, m, s, (Loc){0}, why);
     if (m && m->size != n)
-        m = map_make_op(a, MAP_MOD, PAD_TOP, m, n, (Loc){0}, why);
+        m = map_make_op(a, m->size % n ? MAP_RESIZE : MAP_MOD, PAD_TOP, m, n, (Loc){0}, why);
     return m;
 }
 
 /* Builds the mapping of f's modes over a base padded with kind bk, normalizes it and checks it against the
- * whole sequence; sets f->found when it matches. */
-static void try_leaf(Fit *f, AlgPad bk)
+ * whole sequence; sets f->found when it matches. With resize, a digit whose count does not divide what its
+ * stride leaves of the base is written `B / s = c` (the base then only needs to be a multiple of the strides);
+ * otherwise every digit is `B / s % c`. */
+static void try_leaf(Fit *f, AlgPad bk, bool resize)
 {
     if (f->leaves++ >= MAX_LEAVES)
         return;
@@ -74,7 +76,7 @@ static void try_leaf(Fit *f, AlgPad bk)
         uint64_t cnt = m->r;
         if (m->s == 0 || cnt == 1)
             continue;
-        if (!lcm(L, m->s * cnt, &L) || m->s > (UINT64_C(1) << 62) / cnt)
+        if (m->s > (UINT64_C(1) << 62) / cnt || !lcm(L, resize ? m->s : m->s * cnt, &L))
             return;
         maxval += (cnt - 1) * m->s;
     }
@@ -117,10 +119,12 @@ static void fit_rec(Fit *f, const AlgVal *v, uint64_t n)
         for (uint64_t i = 0; i < f->topn; i++)
             if (f->top[i] < 0)
                 kinds[-f->top[i]] = true;
-        try_leaf(f, PAD_TOP);
-        for (int k = PAD_ZERO; k <= PAD_BOTTOM && !f->found; k++)
-            if (kinds[k])
-                try_leaf(f, (AlgPad)k);
+        for (int resize = 1; resize >= 0 && !f->found; resize--) {
+            try_leaf(f, PAD_TOP, resize);
+            for (int k = PAD_ZERO; k <= PAD_BOTTOM && !f->found; k++)
+                if (kinds[k])
+                    try_leaf(f, (AlgPad)k, resize);
+        }
         return;
     }
     if (f->nmodes >= MAX_MODES || v[0] < 0)
