@@ -6,8 +6,8 @@
 
 #define U(x) ((unsigned long long)(x))
 #define MAX_MODES 64
-#define MAX_LEAVES 24
-#define MAX_STEPS 4096
+#define MAX_LEAVES 256
+#define MAX_STEPS 65536
 
 /* One position digit of the fitted mapping: c values, stride s of the axis; only the first r are live, the
  * others padding of kind k (r == c: no padding). */
