@@ -129,31 +129,40 @@ const Map *alg_complement(AlgCtx *c, const Map *t, int x)
     return m;
 }
 
-const Map *alg_cover(AlgCtx *c, const Map *t, int x, AlgPad kind)
+AlgVal *alg_cover_values(AlgCtx *c, const Map *t, int x, AlgPad kind, uint64_t *size, uint64_t *norigins)
 {
-    c->code = NULL;
     AlgVal *tv;
     uint64_t *o, n;
     if (!origins(c, t, x, &tv, &o, &n))
         return NULL;
-    const Map *m = NULL;
-    uint64_t xs = c->prog->axes[x].size, size;
-    if (!u64_mul(n, t->size, &size) || size > c->enum_limit) {
+    AlgVal *v = NULL;
+    uint64_t xs = c->prog->axes[x].size;
+    if (!u64_mul(n, t->size, size) || *size > c->enum_limit) {
         alg_fail(c, ALG_ERR_TOO_LARGE, "the cover has %llu × %llu positions, more than the %llu this operation "
                  "enumerates", U(n), U(t->size), U(c->enum_limit));
+    } else if ((v = malloc((size_t)*size * sizeof *v + 1))) {
+        for (uint64_t r = 0; r < n; r++)
+            for (uint64_t i = 0; i < t->size; i++) {
+                AlgVal w = tv[i];
+                v[r * t->size + i] = w < 0 ? w : o[r] + (uint64_t)w < xs ? (AlgVal)(o[r] + (uint64_t)w) : -(AlgVal)kind;
+            }
+        *norigins = n;
     } else {
-        AlgVal *v = malloc((size_t)size * sizeof *v + 1);
-        if (v) {
-            for (uint64_t r = 0; r < n; r++)
-                for (uint64_t i = 0; i < t->size; i++) {
-                    AlgVal w = tv[i];
-                    v[r * t->size + i] = w < 0 ? w : o[r] + (uint64_t)w < xs ? (AlgVal)(o[r] + (uint64_t)w) : -(AlgVal)kind;
-                }
-            m = alg_fit(c, v, size, x, "the cover");
-        }
-        free(v);
+        alg_fail(c, ALG_ERR_INTERNAL, "out of memory");
     }
     free(o);
     free(tv);
+    return v;
+}
+
+const Map *alg_cover(AlgCtx *c, const Map *t, int x, AlgPad kind)
+{
+    c->code = NULL;
+    uint64_t size, n;
+    AlgVal *v = alg_cover_values(c, t, x, kind, &size, &n);
+    if (!v)
+        return NULL;
+    const Map *m = alg_fit(c, v, size, x, "the cover");
+    free(v);
     return m;
 }

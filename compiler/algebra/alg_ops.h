@@ -52,6 +52,19 @@ const Map *alg_compose(AlgCtx *c, const Map *e, int n, const int *xs, const Map 
 const Map *alg_complement(AlgCtx *c, const Map *t, int x);
 /* The pair (complement, t) as one mapping over x: position r·|t| + i holds o_r + t(i), pad(kind) past |x|. */
 const Map *alg_cover(AlgCtx *c, const Map *t, int x, AlgPad kind);
+/* CuTe's logical divide in the tiler view: a (|a| = Π|xs[k]|, its position Σ x_k·Π_{j<k}|xs[j]|, mode 0 minor) read
+ * in tile order through the covers of tilers ts[k] over xs[k] (overhang kind top): positions [[r_K, i_K], ...,
+ * [r_0, i_0]], or with zipped [r_K..r_0, i_K..i_0] (zipped, tiled and flat divides are one mapping). A cover's
+ * padding is the cell's, the most major mode's first. The result's live cells must hold one axis. */
+const Map *alg_divide(AlgCtx *c, const Map *a, int modes, const int *xs, const Map *const *ts, bool zipped);
+/* CuTe's logical product in the tiler view: position j·|a| + i holds cover(a, x)'s cell at y·|a| + i where b
+ * holds {y: y} at j (|y| = the number of origins), or b's padding. */
+const Map *alg_product(AlgCtx *c, const Map *a, int x, const Map *b, int y);
+/* The blocked (raked: cyclic) product of a grid g over the outer axes xo[k] and a tile t over the inner axes
+ * xi[k]: compose(m![{g}, {t}], xo := [x # n] / |xi|, xi := [x # n] % |xi|) per k (raked: [x # n] % |xo| and
+ * [x # n] / |xo|), n = |xo|·|xi| >= |x|, the base plain x when n = |x|. */
+const Map *alg_blocked_product(AlgCtx *c, const Map *g, const Map *t, int n, const int *x, const int *xo,
+                               const int *xi, bool raked);
 /* The inverse of e over position axis p (|p| = |e|): index idx (the axes of order[k], order[0] major) holds
  * {p: the first position of e holding idx}, or pad(kind) where e holds idx nowhere. With left, e must be
  * injective (else not-injective naming both positions). */
@@ -82,6 +95,8 @@ typedef int64_t AlgVal;
 /* The cells of e (|e| <= enum_limit) as values of axis x, into a malloc'ed array: NULL with overflow or
  * foreign-axis naming the first position at fault, or too-large. */
 AlgVal *alg_values(AlgCtx *c, const Map *e, int x, const char *what);
+/* The cells of cover(t, x, kind) (*size of them, *norigins origins), malloc'ed; NULL with the error. */
+AlgVal *alg_cover_values(AlgCtx *c, const Map *t, int x, AlgPad kind, uint64_t *size, uint64_t *norigins);
 /* A normalized mapping over axis x whose cells are exactly v[0..n) (checked cell by cell), or NULL with
  * unexpressible naming what. */
 const Map *alg_fit(AlgCtx *c, const AlgVal *v, uint64_t n, int x, const char *what);

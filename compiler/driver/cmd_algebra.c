@@ -13,7 +13,7 @@
 #define MAX_ARGS 16
 
 /* A parsed argument of a call. */
-typedef enum { ARG_CALL, ARG_MAP, ARG_IDENT, ARG_KIND, ARG_LIST, ARG_ASSIGN } ArgKind;
+typedef enum { ARG_CALL, ARG_MAP, ARG_IDENT, ARG_KIND, ARG_LIST, ARG_ASSIGN, ARG_MODE, ARG_FUSE } ArgKind;
 
 typedef struct Arg Arg;
 struct Arg {
@@ -21,7 +21,8 @@ struct Arg {
     uint32_t col;           /* where it starts */
     size_t at, len;         /* its text: the name of a call or identifier, the whole m![...] */
     PadKind pad;            /* ARG_KIND */
-    Arg *args[MAX_ARGS];    /* ARG_CALL: arguments; ARG_LIST: identifiers; ARG_ASSIGN: [0] the axis, [1] the value */
+    Arg *args[MAX_ARGS];    /* ARG_CALL: arguments; ARG_LIST: identifiers; ARG_ASSIGN (X := F), ARG_MODE (X: T): [0] the
+                             * axis, [1] the value; ARG_FUSE (X = Xo * Xi): the three axes */
     int nargs;
 };
 
@@ -107,7 +108,8 @@ static Arg *parse_call_args(Call *c, Arg *a)
     return a;
 }
 
-/* arg := call | m![...] | IDENT [':=' arg] | '#' ['{' (0|!|*) '}'] | '[' IDENT {',' IDENT} ']' */
+/* arg := call | m![...] | IDENT [':=' arg | ':' arg | '=' IDENT '*' IDENT] | '#' ['{' (0|!|*) '}']
+ *      | '[' IDENT {',' IDENT} ']' */
 static Arg *parse_arg(Call *c)
 {
     skip_space(c);
@@ -184,19 +186,48 @@ static Arg *parse_arg(Call *c)
         skip_space(c);
         if (s[c->i] == '(')
             return parse_call_args(c, a);
-        if (s[c->i] == ':' && s[c->i + 1] == '=') {
-            c->i += 2;
+        if (s[c->i] == ':') {
+            bool assign = s[c->i + 1] == '=';
+            c->i += assign ? 2 : 1;
             Arg *v = parse_arg(c);
             if (!v)
                 return NULL;
             Arg *as = arena_alloc(&c->p->arena, sizeof *as);
             memset(as, 0, sizeof *as);
-            as->kind = ARG_ASSIGN;
+            as->kind = assign ? ARG_ASSIGN : ARG_MODE;
             as->col = a->col;
             as->args[0] = a;
             as->args[1] = v;
             as->nargs = 2;
             return as;
+        }
+        if (s[c->i] == '=') {
+            c->i++;
+            Arg *o = parse_arg(c);
+            if (!o)
+                return NULL;
+            skip_space(c);
+            if (o->kind != ARG_IDENT || s[c->i] != '*') {
+                call_error(c, o->col, "a fused axis is written X = Xo * Xi");
+                return NULL;
+            }
+            c->i++;
+            Arg *i = parse_arg(c);
+            if (!i)
+                return NULL;
+            if (i->kind != ARG_IDENT) {
+                call_error(c, i->col, "a fused axis is written X = Xo * Xi");
+                return NULL;
+            }
+            Arg *f = arena_alloc(&c->p->arena, sizeof *f);
+            memset(f, 0, sizeof *f);
+            f->kind = ARG_FUSE;
+            f->col = a->col;
+            f->args[0] = a;
+            f->args[1] = o;
+            f->args[2] = i;
+            f->nargs = 3;
+            return f;
         }
         c->i = save;
         return a;
@@ -392,6 +423,56 @@ static bool eval_call(Call *c, const Arg *a, Value *out)
         if (!e)
             return false;
         r = alg_coalesce(g, e);
+    } else if (is(c, a, "divide") || is(c, a, "zipped_divide") || is(c, a, "tiled_divide") ||
+               is(c, a, "flat_divide")) {
+        if (!nargs(c, a, 2, MAX_ARGS, "divide(A, X: T, ...)"))
+            return false;
+        const Map *m = map_arg(c, a->args[0]);
+        int xs[MAX_ARGS];
+        const Map *ts[MAX_ARGS];
+        for (int i = 1; i < a->nargs && m; i++) {
+            if (a->args[i]->kind != ARG_MODE) {
+                call_error(c, a->args[i]->col, "a divide's modes are written X: T");
+                return false;
+            }
+            xs[i - 1] = axis_arg(c, a->args[i]->args[0]);
+            ts[i - 1] = xs[i - 1] >= 0 ? map_arg(c, a->args[i]->args[1]) : NULL;
+            if (!ts[i - 1])
+                return false;
+        }
+        if (!m)
+            return false;
+        r = alg_divide(g, m, a->nargs - 1, xs, ts, !is(c, a, "divide"));
+    } else if (is(c, a, "product")) {
+        if (!nargs(c, a, 4, 4, "product(A, X, B, Y)"))
+            return false;
+        const Map *t = map_arg(c, a->args[0]);
+        int x = t ? axis_arg(c, a->args[1]) : -1;
+        const Map *b = x >= 0 ? map_arg(c, a->args[2]) : NULL;
+        int y = b ? axis_arg(c, a->args[3]) : -1;
+        if (y < 0)
+            return false;
+        r = alg_product(g, t, x, b, y);
+    } else if (is(c, a, "blocked_product") || is(c, a, "raked_product")) {
+        bool raked = is(c, a, "raked_product");
+        if (!nargs(c, a, 3, MAX_ARGS, raked ? "raked_product(G, T, X = Xo * Xi, ...)"
+                                            : "blocked_product(G, T, X = Xo * Xi, ...)"))
+            return false;
+        const Map *gm = map_arg(c, a->args[0]), *tm = gm ? map_arg(c, a->args[1]) : NULL;
+        int x[MAX_ARGS], xo[MAX_ARGS], xi[MAX_ARGS];
+        for (int i = 2; i < a->nargs && tm; i++) {
+            const Arg *f = a->args[i];
+            if (f->kind != ARG_FUSE) {
+                call_error(c, f->col, "a product's fused axes are written X = Xo * Xi");
+                return false;
+            }
+            if ((x[i - 2] = axis_arg(c, f->args[0])) < 0 || (xo[i - 2] = axis_arg(c, f->args[1])) < 0 ||
+                (xi[i - 2] = axis_arg(c, f->args[2])) < 0)
+                return false;
+        }
+        if (!tm)
+            return false;
+        r = alg_blocked_product(g, gm, tm, a->nargs - 2, x, xo, xi, raked);
     } else if (is(c, a, "injective")) {
         if (!nargs(c, a, 1, 1, "injective(E)"))
             return false;
@@ -430,8 +511,9 @@ static bool eval_call(Call *c, const Arg *a, Value *out)
         return true;
     } else {
         call_error(c, a->col,
-                   "unknown algebra operation '%s' (compose, complement, cover, inverse, left_inverse, conversion, "
-                   "nullspace, coalesce, injective, vector)", arg_text(c, a));
+                   "unknown algebra operation '%s' (compose, complement, cover, divide, zipped_divide, tiled_divide, "
+                   "flat_divide, product, blocked_product, raked_product, inverse, left_inverse, conversion, nullspace, "
+                   "coalesce, injective, vector)", arg_text(c, a));
         return false;
     }
     if (!r) {

@@ -5,7 +5,8 @@
  * a tiler over an axis of any size (digits of the axis or of a padded base, broadcasts, resizes, paddings of the
  * three kinds) and a generated program (tests/gen), and checks every operation's result cell by cell against
  * definitions written here from the interpreter's cells alone: complement (origins × values tile the axis once),
- * cover (each coordinate once per occurrence, the overhang padded with the kind asked), inverse (the mapping
+ * cover (each coordinate once per occurrence, the overhang padded with the kind asked), divide (its cells, its
+ * zipped form, and rest 0 being the composition of the tiler with the mapping), inverse (the mapping
  * at the inverse's cell is the index, and no earlier position holds it), left_inverse, conversion, nullspace,
  * injective, vector, coalesce, and compose with the identity on either side. An operation may
  * answer unexpressible (counted and printed); any other error must be the one the definition says. */
@@ -280,6 +281,41 @@ static void tiler_case(Rng *r)
             if (!CHECK(ok, "cover cells (at %" PRIu64 ")", bad))
                 harness_detail("program:\n%s", k.src);
             cells_free(&pc);
+        }
+        /* divide of a transpose A of X by T: position r·|T| + i holds A at the cover's value (or the cover's
+         * padding, the overhang top), and rest 0 is compose(T, X := A) */
+        MapWhy why;
+        Arena *ar = &k.p->arena;
+        uint64_t d = pick_divisor(r, xs);
+        const Map *xm = map_make_sym(ar, x, xs, (Loc){0}, why);
+        const Map *am = d == 1 || d == xs ? xm
+                                          : map_make_pair(ar, map_make_op(ar, MAP_MOD, PAD_TOP, xm, d, (Loc){0}, why),
+                                                          map_make_op(ar, MAP_STRIDE, PAD_TOP, xm, d, (Loc){0}, why),
+                                                          (Loc){0}, why);
+        const Map *dm = alg_divide(&k.c, am, 1, &x, &t, false), *zm = alg_divide(&k.c, am, 1, &x, &t, true);
+        if (answered(&k, dm, "divide") && answered(&k, zm, "zipped divide")) {
+            Cells ac = cells_of(&k, am), dc = cells_of(&k, dm);
+            bool ok = dc.n == (uint64_t)no * tc.n && eqv_same(k.c.eqv, dm, zm) == 1;
+            uint64_t bad = 0;
+            for (uint64_t q = 0; ok && q < dc.n; q++) {
+                uint64_t o = org[q / tc.n], i = q % tc.n;
+                bad = q;
+                if (tc.kind[i] != CELL_LIVE)
+                    ok = dc.kind[q] == tc.kind[i];
+                else if (o + tc.coord[i * NA + x] >= xs)
+                    ok = dc.kind[q] == CELL_PAD_TOP;
+                else
+                    ok = dc.kind[q] == ac.kind[o + tc.coord[i * NA + x]] &&
+                         (dc.kind[q] != CELL_LIVE || dc.coord[q * NA + x] == ac.coord[(o + tc.coord[i * NA + x]) * NA + x]);
+            }
+            if (!CHECK(ok, "divide cells (at %" PRIu64 ")", bad))
+                harness_detail("program:\n%s", k.src);
+            const Map *rest0 = map_make_op(ar, MAP_RESIZE, PAD_TOP, dm, tc.n, (Loc){0}, why);
+            const Map *ct = alg_compose(&k.c, t, 1, &x, &am);
+            if (!CHECK(rest0 && ct && eqv_same(k.c.eqv, rest0, ct) == 1, "rest 0 of the divide is compose(T, X := A)"))
+                harness_detail("program:\n%s", k.src);
+            cells_free(&ac);
+            cells_free(&dc);
         }
     }
     free(in);
