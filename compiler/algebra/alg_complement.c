@@ -106,9 +106,21 @@ static bool check_complement(AlgCtx *c, const Map *m, const AlgVal *tv, uint64_t
     return ok;
 }
 
+/* Whether the enumeration is out of reach, so that the digit route is tried first. */
+static bool large(AlgCtx *c, const Map *t, int x)
+{
+    return x >= 0 && x < c->prog->naxes && (c->prog->axes[x].size > c->enum_limit || t->size > c->enum_limit);
+}
+
 const Map *alg_complement(AlgCtx *c, const Map *t, int x)
 {
     c->code = NULL;
+    if (large(c, t, x)) {
+        bool applies;
+        const Map *r = alg_complement_digits(c, t, x, false, &applies);
+        if (applies)
+            return r;
+    }
     AlgVal *tv;
     uint64_t *o, n;
     if (!origins(c, t, x, &tv, &o, &n))
@@ -158,6 +170,12 @@ AlgVal *alg_cover_values(AlgCtx *c, const Map *t, int x, AlgPad kind, uint64_t *
 const Map *alg_cover(AlgCtx *c, const Map *t, int x, AlgPad kind)
 {
     c->code = NULL;
+    if (large(c, t, x)) {
+        bool applies;
+        const Map *r = alg_complement_digits(c, t, x, true, &applies);
+        if (applies)
+            return r;
+    }
     uint64_t size, n;
     AlgVal *v = alg_cover_values(c, t, x, kind, &size, &n);
     if (!v)

@@ -95,6 +95,11 @@ typedef int64_t AlgVal;
 /* The cells of e (|e| <= enum_limit) as values of axis x, into a malloc'ed array: NULL with overflow or
  * foreign-axis naming the first position at fault, or too-large. */
 AlgVal *alg_values(AlgCtx *c, const Map *e, int x, const char *what);
+/* The digit route of complement (cover: of cover) for a tiler made of disjoint, aligned digits of the plain axis
+ * x and broadcasts, at any size: *applies false (and NULL) when t is not such a tiler; otherwise the result, checked
+ * by the equivalence decision (the digits of both, by stride, are x once), or NULL with the error. The cover of
+ * such a tiler has no overhang, whatever the kind. */
+const Map *alg_complement_digits(AlgCtx *c, const Map *t, int x, bool cover, bool *applies);
 /* The cells of cover(t, x, kind) (*size of them, *norigins origins), malloc'ed; NULL with the error. */
 AlgVal *alg_cover_values(AlgCtx *c, const Map *t, int x, AlgPad kind, uint64_t *size, uint64_t *norigins);
 /* A normalized mapping over axis x whose cells are exactly v[0..n) (checked cell by cell), or NULL with

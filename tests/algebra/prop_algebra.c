@@ -8,7 +8,8 @@
  * cover (each coordinate once per occurrence, the overhang padded with the kind asked), divide (its cells, its
  * zipped form, and rest 0 being the composition of the tiler with the mapping), inverse (the mapping
  * at the inverse's cell is the index, and no earlier position holds it), left_inverse, conversion, nullspace,
- * injective, vector, coalesce, and compose with the identity on either side. An operation may
+ * injective, vector, coalesce, and compose with the identity on either side, and the digit route of complement and cover against
+ * their enumeration. An operation may
  * answer unexpressible (counted and printed); any other error must be the one the definition says. */
 #include "algebra/alg_ops.h"
 #include "front/front.h"
@@ -25,7 +26,7 @@
 
 static const MapGenOpts gen_opts = {.max_size = 256, .max_depth = 4, .max_axes = 3};
 
-static uint64_t unexpressible, tilers, mappings, results;
+static uint64_t unexpressible, tilers, mappings, results, digit_routes;
 
 typedef struct Case {
     Prog *p;
@@ -282,6 +283,17 @@ static void tiler_case(Rng *r)
                 harness_detail("program:\n%s", k.src);
             cells_free(&pc);
         }
+        /* the digit route (used past the enumeration limit) agrees with the enumeration where it applies */
+        bool applies;
+        const Map *dc = alg_complement_digits(&k.c, t, x, false, &applies);
+        if (applies) {
+            digit_routes++;
+            if (!CHECK(dc && cm && eqv_same(k.c.eqv, dc, cm) == 1, "the digit route's complement"))
+                harness_detail("%s\nprogram:\n%s", dc ? "differs" : k.c.msg, k.src);
+            const Map *dp = alg_complement_digits(&k.c, t, x, true, &applies);
+            if (!CHECK(dp && pm && eqv_same(k.c.eqv, dp, pm) == 1, "the digit route's cover"))
+                harness_detail("%s\nprogram:\n%s", dp ? "differs" : k.c.msg, k.src);
+        }
         /* divide of a transpose A of X by T: position r·|T| + i holds A at the cover's value (or the cover's
          * padding, the overhang top), and rest 0 is compose(T, X := A) */
         MapWhy why;
@@ -533,7 +545,7 @@ int main(int argc, char **argv)
         mapping_case(seed, &r);
     }
     printf("%" PRIu64 " tilers, %" PRIu64 " generated programs (seed %" PRIu64 "): %" PRIu64
-           " results checked cell by cell, %" PRIu64 " unexpressible\n",
-           tilers, mappings, a.seed, results, unexpressible);
+           " results checked cell by cell, %" PRIu64 " unexpressible, %" PRIu64 " digit-route complements\n",
+           tilers, mappings, a.seed, results, unexpressible, digit_routes);
     return harness_report();
 }
