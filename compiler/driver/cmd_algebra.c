@@ -76,10 +76,6 @@ static Arg *parse_arg(Call *c);
 /* call := IDENT '(' arg {',' arg} ')' — entered at the '(' after the name in a. */
 static Arg *parse_call_args(Call *c, Arg *a)
 {
-    if (++c->depth > MAX_CALL_DEPTH) {
-        call_error(c, a->col, "algebra calls nested deeper than %d levels", MAX_CALL_DEPTH);
-        return NULL;
-    }
     a->kind = ARG_CALL;
     c->i++; /* ( */
     skip_space(c);
@@ -104,13 +100,28 @@ static Arg *parse_call_args(Call *c, Arg *a)
     if (c->failed)
         return NULL;
     c->i++; /* ) */
+    return a;
+}
+
+static Arg *parse_arg_at(Call *c);
+
+/* One argument, its nesting counted (lists, substitutions and fused axes nest as calls do), so that no input
+ * recurses deeper than MAX_CALL_DEPTH levels. */
+static Arg *parse_arg(Call *c)
+{
+    if (++c->depth > MAX_CALL_DEPTH) {
+        skip_space(c);
+        call_error(c, col_of(c), "calls and arguments nested deeper than %d levels", MAX_CALL_DEPTH);
+        return NULL;
+    }
+    Arg *a = parse_arg_at(c);
     c->depth--;
     return a;
 }
 
 /* arg := call | m![...] | IDENT [':=' arg | ':' arg | '=' IDENT '*' IDENT] | '#' ['{' (0|!|*) '}']
  *      | '[' IDENT {',' IDENT} ']' */
-static Arg *parse_arg(Call *c)
+static Arg *parse_arg_at(Call *c)
 {
     skip_space(c);
     const char *s = c->s;
