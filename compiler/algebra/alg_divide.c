@@ -7,21 +7,18 @@
 #define U(x) ((unsigned long long)(x))
 #define MAX_MODES 16
 
-/* The one axis a's live cells hold (or fallback when they hold none): -1 with the error when they hold two. */
+/* The one axis a's live cells hold (fallback when they hold none), or -1 when they hold several. */
 static int held_axis(AlgCtx *c, const Map *a, int fallback)
 {
     bool used[257] = {false};
     if (c->prog->naxes > 256)
-        return fallback;
+        return -1;
     map_mark_axes(a, used);
     int x = -1;
     for (int i = 0; i < c->prog->naxes; i++)
         if (used[i]) {
-            if (x >= 0) {
-                alg_fail(c, ALG_ERR_UNEXPRESSIBLE, "the mapping uses axes %s and %s; a divide's result is fitted over "
-                         "one axis", c->prog->axes[x].name, c->prog->axes[i].name);
+            if (x >= 0)
                 return -1;
-            }
             x = i;
         }
     return x >= 0 ? x : fallback;
@@ -43,9 +40,7 @@ const Map *alg_divide(AlgCtx *c, const Map *a, int modes, const int *xs, const M
     if (prod != a->size)
         return alg_fail(c, ALG_ERR_SIZE, "the modes' sizes multiply to %llu but the mapping has %llu positions", U(prod),
                         U(a->size));
-    int ax = held_axis(c, a, xs[0]);
-    if (ax < 0)
-        return NULL;
+    int ax = held_axis(c, a, xs[0]); /* -1: a holds several axes, and the result is fitted over its positions */
     AlgVal *pv[MAX_MODES] = {0}, *av = NULL, *v = NULL;
     uint64_t rn[MAX_MODES], tn[MAX_MODES], size = 1, place[MAX_MODES];
     const Map *r = NULL;
@@ -62,8 +57,8 @@ const Map *alg_divide(AlgCtx *c, const Map *a, int modes, const int *xs, const M
             goto out;
         }
     }
-    /* a's cells as values of its axis: overflow and other axes are errors */
-    if (!(av = alg_values(c, a, ax, "the mapping")) || !(v = malloc((size_t)size * sizeof *v + 1))) {
+    /* a's cells as values of its axis (overflow is an error); with several axes, a's positions */
+    if ((ax >= 0 && !(av = alg_values(c, a, ax, "the mapping"))) || !(v = malloc((size_t)size * sizeof *v + 1))) {
         if (!c->code)
             alg_fail(c, ALG_ERR_INTERNAL, "out of memory");
         goto out;
@@ -97,9 +92,24 @@ const Map *alg_divide(AlgCtx *c, const Map *a, int modes, const int *xs, const M
             else
                 pos += (uint64_t)x * place[k];
         }
-        v[q] = cell < 0 ? cell : av[pos];
+        v[q] = cell < 0 ? cell : av ? av[pos] : (AlgVal)pos;
     }
-    r = alg_fit(c, v, size, ax, zipped ? "the zipped divide" : "the divide");
+    if (av) {
+        r = alg_fit(c, v, size, ax, zipped ? "the zipped divide" : "the divide");
+    } else {
+        for (uint64_t q = 0; q < a->size && ax < 0; q++) { /* an overflowing cell of a is an error, as above */
+            uint64_t *coord = calloc((size_t)p->naxes + 1, sizeof *coord);
+            Cell cell = {.coord = coord};
+            bool over = coord && eval_cell(c->ev, a, q, &cell) == EVAL_OK && cell.kind == CELL_OVERFLOW;
+            free(coord);
+            if (over) {
+                alg_fail(c, ALG_ERR_OVERFLOW, "the mapping overflows at position %llu", U(q));
+                goto out;
+            }
+        }
+        if ((r = alg_fit_over(c, v, size, a, zipped ? "the zipped divide" : "the divide")))
+            r = norm_map(&c->prog->arena, r);
+    }
 out:
     for (int k = 0; k < modes; k++)
         free(pv[k]);

@@ -19,6 +19,7 @@ typedef struct Mode {
 typedef struct Fit {
     AlgCtx *ctx;
     int x;
+    const Map *over;        /* not NULL: the values are positions of this mapping, its digits the fitted ones */
     const AlgVal *top;      /* the whole sequence, for the check */
     uint64_t topn;
     Mode modes[MAX_MODES];  /* minor first */
@@ -70,7 +71,7 @@ static void try_leaf(Fit *f, AlgPad bk, bool resize)
     AlgCtx *c = f->ctx;
     Arena *a = &c->prog->arena;
     MapWhy why;
-    uint64_t xs = c->prog->axes[f->x].size, L = 1, maxval = 0;
+    uint64_t xs = f->over ? f->over->size : c->prog->axes[f->x].size, L = 1, maxval = 0;
     for (int i = 0; i < f->nmodes; i++) {
         const Mode *m = &f->modes[i];
         uint64_t cnt = m->r;
@@ -82,7 +83,7 @@ static void try_leaf(Fit *f, AlgPad bk, bool resize)
     }
     uint64_t need = maxval + 1 > xs ? maxval + 1 : xs;
     uint64_t M = (need + L - 1) / L * L;
-    const Map *base = map_make_sym(a, f->x, xs, (Loc){0}, why);
+    const Map *base = f->over ? f->over : map_make_sym(a, f->x, xs, (Loc){0}, why);
     if (M != xs)
         base = map_make_op(a, MAP_PAD, bk, base, M, (Loc){0}, why);
     const Map *r = NULL;
@@ -103,7 +104,8 @@ static void try_leaf(Fit *f, AlgPad bk, bool resize)
         r = map_make_bcast(a, 1, (Loc){0}, why);
     const Map *n = norm_map(a, r);
     uint64_t at;
-    if (n && alg_matches(c, n, f->top, f->topn, f->x, &at))
+    if (n && (f->over ? alg_matches_over(c, n, f->over, f->top, f->topn, &at)
+                      : alg_matches(c, n, f->top, f->topn, f->x, &at)))
         f->found = n;
 }
 
@@ -217,4 +219,36 @@ const Map *alg_fit(AlgCtx *c, const AlgVal *v, uint64_t n, int x, const char *wh
         return alg_fail(c, ALG_ERR_UNEXPRESSIBLE, "no m![...] over %s has the %llu cells of %s",
                         c->prog->axes[x].name, U(n), what);
     return f.found;
+}
+
+const Map *alg_fit_over(AlgCtx *c, const AlgVal *v, uint64_t n, const Map *over, const char *what)
+{
+    Fit f = {.ctx = c, .x = -1, .over = over, .top = v, .topn = n};
+    fit_rec(&f, v, n);
+    if (!f.found)
+        return alg_fail(c, ALG_ERR_UNEXPRESSIBLE, "no m![...] made of digits of the mapping has the %llu cells of %s",
+                        U(n), what);
+    return f.found;
+}
+
+bool alg_matches_over(AlgCtx *c, const Map *m, const Map *over, const AlgVal *v, uint64_t n, uint64_t *at)
+{
+    *at = 0;
+    if (m->size != n)
+        return false;
+    int na = c->prog->naxes;
+    uint64_t *c1 = calloc((size_t)na + 1, sizeof *c1), *c2 = calloc((size_t)na + 1, sizeof *c2);
+    bool ok = c1 && c2;
+    Cell x = {.coord = c1}, y = {.coord = c2};
+    for (uint64_t p = 0; p < n && ok; p++) {
+        *at = p;
+        ok = eval_cell(c->ev, m, p, &x) == EVAL_OK;
+        if (ok && v[p] < 0)
+            ok = x.kind == (CellKind)-v[p];
+        else if (ok)
+            ok = eval_cell(c->ev, over, (uint64_t)v[p], &y) == EVAL_OK && cell_equal(&x, &y, na);
+    }
+    free(c1);
+    free(c2);
+    return ok;
 }

@@ -108,6 +108,11 @@ const Map *alg_fit(AlgCtx *c, const AlgVal *v, uint64_t n, int x, const char *wh
 /* Whether cell(m, i) is v[i] for every i < n (|m| = n), the cells over axis x; false with *at the first
  * position that differs. */
 bool alg_matches(AlgCtx *c, const Map *m, const AlgVal *v, uint64_t n, int x, uint64_t *at);
+/* Like alg_fit, for values that are positions of the mapping over (padding: -kind): a mapping made of digits of the
+ * composite base {over} (or of {over} padded) whose cell at i is over's at v[i], checked cell by cell. */
+const Map *alg_fit_over(AlgCtx *c, const AlgVal *v, uint64_t n, const Map *over, const char *what);
+/* Whether cell(m, i) is cell(over, v[i]) (or the padding -v[i]) for every i < n. */
+bool alg_matches_over(AlgCtx *c, const Map *m, const Map *over, const AlgVal *v, uint64_t n, uint64_t *at);
 /* The axis named like a padding kind's printed cell ("pad(top)"). */
 const char *alg_pad_name(AlgPad k);
 

@@ -6,7 +6,8 @@
  * three kinds) and a generated program (tests/gen), and checks every operation's result cell by cell against
  * definitions written here from the interpreter's cells alone: complement (origins × values tile the axis once),
  * cover (each coordinate once per occurrence, the overhang padded with the kind asked), divide (its cells, its
- * zipped form, and rest 0 being the composition of the tiler with the mapping), inverse (the mapping
+ * zipped form, rest 0 being the composition of the tiler with the mapping, and divides of generated mappings of
+ * several axes by edge tiles), inverse (the mapping
  * at the inverse's cell is the index, and no earlier position holds it), left_inverse, conversion, nullspace,
  * injective, vector, coalesce, and compose with the identity on either side, and the digit route of complement and cover against
  * their enumeration. An operation may
@@ -434,6 +435,29 @@ static void mapping_case(uint64_t seed, Rng *r)
     /* inverse, left inverse */
     inverse_check(&k, e, &ec, p, false, (PadKind)(1 + rng_below(r, 3)));
     inverse_check(&k, e, &ec, p, true, PAD_BOTTOM);
+
+    /* divide of E over its positions Pz by the tile Pz = t: position q holds E at q, or pad(top) past |E| */
+    {
+        uint64_t tl = 1 + rng_below(r, e->size);
+        MapWhy why;
+        const Map *pm = map_make_sym(&k.p->arena, p, e->size, (Loc){0}, why);
+        const Map *tile = tl == e->size ? pm : map_make_op(&k.p->arena, MAP_RESIZE, PAD_TOP, pm, tl, (Loc){0}, why);
+        const Map *dv = alg_divide(&k.c, e, 1, &p, &tile, true);
+        if (has_kind(&ec, CELL_OVERFLOW)) {
+            expect_code(&k, dv, ALG_ERR_OVERFLOW, "divide of an overflowing mapping");
+        } else if (answered(&k, dv, "divide over positions")) {
+            Cells dc = cells_of(&k, dv);
+            uint64_t n = (e->size + tl - 1) / tl * tl;
+            bool ok = dc.n == n;
+            for (uint64_t q = 0; ok && q < n; q++)
+                ok = q >= e->size ? dc.kind[q] == CELL_PAD_TOP
+                                  : dc.kind[q] == ec.kind[q] &&
+                                        (ec.kind[q] != CELL_LIVE || same_index(&dc, q, &ec, q));
+            if (!CHECK(ok, "divide over positions (tile %" PRIu64 ")", tl))
+                harness_detail("program:\n%s", k.src);
+            cells_free(&dc);
+        }
+    }
 
     /* nullspace */
     const Map *ns = alg_nullspace(&k.c, e, p);
