@@ -26,6 +26,7 @@ typedef struct Fit {
     int nmodes;
     int leaves;             /* candidate mappings checked so far */
     int steps;              /* blocks tried so far */
+    uint64_t work, work_cap; /* values examined so far, and at most (a bound on the time an unfittable sequence takes) */
     const Map *found;
 } Fit;
 
@@ -107,12 +108,14 @@ static void try_leaf(Fit *f, AlgPad bk, bool resize)
     if (n && (f->over ? alg_matches_over(c, n, f->over, f->top, f->topn, &at)
                       : alg_matches(c, n, f->top, f->topn, f->x, &at)))
         f->found = n;
+    else if (n)
+        f->work += 8 * (at + 1); /* a candidate checked this far: interpreting a cell costs more than a scan */
 }
 
 /* Fits v[0..n) (v[0] live, the base of the blocks found so far) from the minor side, depth first. */
 static void fit_rec(Fit *f, const AlgVal *v, uint64_t n)
 {
-    if (f->found || f->leaves >= MAX_LEAVES || f->steps++ >= MAX_STEPS)
+    if (f->found || f->leaves >= MAX_LEAVES || f->steps++ >= MAX_STEPS || f->work > f->work_cap)
         return;
     if (n == 1) {
         if (v[0] != 0)
@@ -134,7 +137,7 @@ static void fit_rec(Fit *f, const AlgVal *v, uint64_t n)
     AlgVal *b = malloc((size_t)n * sizeof *b);
     if (!b)
         return;
-    for (uint64_t c = n; c >= 2 && !f->found && f->leaves < MAX_LEAVES; c--) {
+    for (uint64_t c = n; c >= 2 && !f->found && f->leaves < MAX_LEAVES && f->work <= f->work_cap; c--) {
         if (n % c)
             continue;
         uint64_t q = n / c;
@@ -148,6 +151,7 @@ static void fit_rec(Fit *f, const AlgVal *v, uint64_t n)
             for (uint64_t j = 0; j < q && ok; j++) {
                 AlgVal base = v[j * c];
                 bool have = false;
+                f->work += c;
                 for (uint64_t i = 0; i < c && ok; i++) {
                     AlgVal w = v[j * c + i];
                     if (w < 0)
@@ -177,6 +181,7 @@ static void fit_rec(Fit *f, const AlgVal *v, uint64_t n)
             bool ok = true;
             for (uint64_t j = 0; j < q && ok; j++) {
                 const AlgVal *w = v + j * c;
+                f->work += c;
                 b[j] = w[0];
                 if (w[0] < 0) /* a padded block: its own padding, or a major one */
                     continue;
@@ -196,7 +201,7 @@ static void fit_rec(Fit *f, const AlgVal *v, uint64_t n)
 
 const Map *alg_fit(AlgCtx *c, const AlgVal *v, uint64_t n, int x, const char *what)
 {
-    Fit f = {.ctx = c, .x = x, .top = v, .topn = n};
+    Fit f = {.ctx = c, .x = x, .top = v, .topn = n, .work_cap = 64 * n + 4096};
     fit_rec(&f, v, n);
     if (!f.found && n > 1 && v[n - 1] < 0) {
         /* Trailing padding of one kind: fit the live prefix, then pad it. */
@@ -204,7 +209,7 @@ const Map *alg_fit(AlgCtx *c, const AlgVal *v, uint64_t n, int x, const char *wh
         while (l > 0 && v[l - 1] == v[n - 1])
             l--;
         if (l > 0) {
-            Fit g = {.ctx = c, .x = x, .top = v, .topn = l};
+            Fit g = {.ctx = c, .x = x, .top = v, .topn = l, .work_cap = 64 * l + 4096};
             fit_rec(&g, v, l);
             if (g.found) {
                 MapWhy why;
@@ -223,7 +228,7 @@ const Map *alg_fit(AlgCtx *c, const AlgVal *v, uint64_t n, int x, const char *wh
 
 const Map *alg_fit_over(AlgCtx *c, const AlgVal *v, uint64_t n, const Map *over, const char *what)
 {
-    Fit f = {.ctx = c, .x = -1, .over = over, .top = v, .topn = n};
+    Fit f = {.ctx = c, .x = -1, .over = over, .top = v, .topn = n, .work_cap = 64 * n + 4096};
     fit_rec(&f, v, n);
     if (!f.found)
         return alg_fail(c, ALG_ERR_UNEXPRESSIBLE, "no m![...] made of digits of the mapping has the %llu cells of %s",
