@@ -132,8 +132,12 @@ const Map *alg_complement(AlgCtx *c, const Map *t, int x)
             v[r] = (AlgVal)o[r];
         m = alg_fit(c, v, n, x, "the complement");
         if (m && !check_complement(c, m, tv, t->size, x))
-            m = alg_fail(c, ALG_ERR_INTERNAL, "the complement found does not tile %s with the tiler",
-                         c->prog->axes[x].name);
+        {
+            char tt[160];
+            map_format(c->prog, t, tt, sizeof tt);
+            m = alg_fail(c, ALG_ERR_INTERNAL, "the complement found does not tile %s with the tiler %s",
+                         c->prog->axes[x].name, tt);
+        }
     }
     free(v);
     free(o);

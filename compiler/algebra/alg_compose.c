@@ -91,8 +91,12 @@ const Map *alg_compose(AlgCtx *c, const Map *e, int n, const int *xs, const Map 
         return alg_fail(c, ALG_ERR_UNEXPRESSIBLE, "the substituted mapping cannot be built: %s", s.why);
     const Map *r = norm_map(&c->prog->arena, t);
     int same = eqv_same(c->eqv, r, t);
-    if (same != 1)
-        return alg_fail(c, ALG_ERR_INTERNAL, "the normal form of the composition is %s the substituted text",
-                        same < 0 ? "not proved equivalent to" : "not equivalent to");
+    if (same != 1) {
+        char et[160], tt[160];
+        map_format(p, e, et, sizeof et);
+        map_format(p, t, tt, sizeof tt);
+        return alg_fail(c, ALG_ERR_INTERNAL, "composing %s: the normal form is %s the substituted text %s", et,
+                        same < 0 ? "not proved equivalent to" : "not equivalent to", tt);
+    }
     return r;
 }

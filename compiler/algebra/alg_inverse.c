@@ -401,8 +401,11 @@ const Map *alg_coalesce(AlgCtx *c, const Map *e)
     c->code = NULL;
     const Map *r = norm_map(&c->prog->arena, e);
     int same = eqv_same(c->eqv, r, e);
-    if (same != 1)
-        return alg_fail(c, ALG_ERR_INTERNAL, "the normal form is %s the mapping",
-                        same < 0 ? "not proved equivalent to" : "not equivalent to");
+    if (same != 1) {
+        char et[160];
+        map_format(c->prog, e, et, sizeof et);
+        return alg_fail(c, ALG_ERR_INTERNAL, "the normal form is %s the mapping %s",
+                        same < 0 ? "not proved equivalent to" : "not equivalent to", et);
+    }
     return r;
 }
