@@ -13,7 +13,7 @@ _mapc()
     COMPREPLY=()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands="check eval table draw diff equiv norm lower describe export emit run where sequence dma tails dma-cost help"
+    local commands="check eval table draw diff equiv norm lower describe export emit run where sequence dma tails dma-cost algebra help"
 
     local colors="--color=auto --color=always --color=never"
     # the command: the first word that is not the global --color option
@@ -40,6 +40,7 @@ _mapc()
         export) opts="--to --lanes --warps --blocks --help" ;;
         sequence) opts="--time --packet --mode --type --cycles --help" ;;
         dma) opts="--time --packet --engines --stream --help" ;;
+        algebra) opts="--check --help" ;;
     esac
     opts="$opts $colors"
     if [[ $cmd == help ]]; then   # mapc help COMMAND

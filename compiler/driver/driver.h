@@ -102,6 +102,8 @@ int cmd_sequence(int argc, char **argv);
 int cmd_dma(int argc, char **argv);
 int cmd_tails(int argc, char **argv);
 int cmd_dma_cost(int argc, char **argv);
+/* cmd_algebra.c: one call of the layout algebra (docs/algebra.md). */
+int cmd_algebra(int argc, char **argv);
 /* mapc run's plan: for each staged operand (staged[i]: A, B, C), the NPU DMA command its move between the declared
  * layout and row-major HBM corresponds to, with its cycles, or why there is no single command. */
 void drv_npu_staging(Prog *p, const KernelDecl *k, const bool staged[3]);

@@ -31,6 +31,7 @@ static const char usage_text[] =
     "  dma   FILE SRC DST            the NPU DMA command moving tensor SRC to DST: configs, tails, cycles\n"
     "  tails FILE SRC DST            the DMA tails of two mappings: \"tails: SRC_PACKET DST_PACKET COMMON\"\n"
     "  dma-cost PLAN                 the cycles of an explicit DMA command plan\n"
+    "  algebra FILE CALL             a layout-algebra call (compose, complement, inverse, ...): its m![...] or value\n"
     "\n"
     "NAME is a type defined in the program, or an inline m![...].\n"
     "FILE '-' is standard input (named <stdin> in diagnostics).\n"
@@ -186,6 +187,20 @@ static const struct {
                  "SIDE hbm[/16|/32][c] (channels in use, default 32; c: row conflicts) or dm[/1|/2] (DMNs, default 2),\n"
                  "as '65536:256:hbm/32c>dm*8'. A command costs 500 cycles plus its sides, added within a tier and\n"
                  "overlapped across; an engine the sum of its commands; the plan its slowest engine.\n"},
+    {"algebra", "usage: mapc algebra FILE CALL\n"
+                "       mapc algebra --check FILE CALL PROPOSED\n"
+                "Evaluates one call of the layout algebra and prints its result: a mapping as its normal form m![...],\n"
+                "or a query's value line. CALL is one of compose(E, X := F, ...), complement(T, X), cover(T, X [, KIND]),\n"
+                "divide(A, X: T, ...) (and zipped_divide, tiled_divide, flat_divide), product(A, X, B, Y),\n"
+                "blocked_product(G, T, X = Xo * Xi, ...), raked_product(...), inverse(E, P, [A, ...] [, KIND]),\n"
+                "left_inverse(...), conversion(Src, Dst, Q), nullspace(E, P),\n"
+                "coalesce(E), injective(E) (\"injective\" or \"not injective: positions P1 and P2: CELL\") and\n"
+                "vector(Src [, Dst]) (an integer); mapping arguments are types, inline m![...] or calls, KIND is #, #{0}\n"
+                "or #{!}. Every result is checked before it is printed. An error prints\n"
+                "\"<command-line>:1:COL: error: algebra: CODE: MESSAGE\" (CODE undeclared-axis, size-mismatch, overflow,\n"
+                "foreign-axis, no-complement, not-injective, not-held, unexpressible or too-large) and exits 1.\n"
+                "--check prints \"holds\" when PROPOSED is the call's result, else the first position where it is not\n"
+                "(exit 1).\n"},
     {"describe", "usage: mapc describe FILE NAME\n"
                  "Prints the mapping NAME as a layout descriptor, strided![...] (with a '// row-major' or\n"
                  "'// column-major' comment when it is one) or tiled![...], verified equivalent to NAME;\n"
@@ -250,7 +265,7 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         int (*run)(int, char **);
-    } commands[] = {{"check", cmd_check}, {"eval", cmd_eval}, {"table", cmd_table}, {"equiv", cmd_equiv}, {"norm", cmd_norm}, {"lower", cmd_lower}, {"describe", cmd_describe}, {"export", cmd_export}, {"emit", cmd_emit}, {"run", cmd_run}, {"where", cmd_where}, {"draw", cmd_draw}, {"diff", cmd_diff}, {"sequence", cmd_sequence}, {"dma", cmd_dma}, {"tails", cmd_tails}, {"dma-cost", cmd_dma_cost}};
+    } commands[] = {{"check", cmd_check}, {"eval", cmd_eval}, {"table", cmd_table}, {"equiv", cmd_equiv}, {"norm", cmd_norm}, {"lower", cmd_lower}, {"describe", cmd_describe}, {"export", cmd_export}, {"emit", cmd_emit}, {"run", cmd_run}, {"where", cmd_where}, {"draw", cmd_draw}, {"diff", cmd_diff}, {"sequence", cmd_sequence}, {"dma", cmd_dma}, {"tails", cmd_tails}, {"dma-cost", cmd_dma_cost}, {"algebra", cmd_algebra}};
     setvbuf(stdout, NULL, _IOLBF, 0); /* each result line as it is printed, also into a pipe (progress, mapc run) */
     if ((argc = take_color_options(argc, argv)) < 0)
         return DRV_EXIT_USAGE;
