@@ -52,8 +52,10 @@ static bool origins(AlgCtx *c, const Map *t, int x, AlgVal **tv, uint64_t **o, u
                 break;
             if (in[z]) {
                 alg_fail(c, ALG_ERR_NO_COMPLEMENT,
-                         "%s = %llu is reached from origins %llu and %llu (the tiler's value %llu from both)",
-                         p->axes[x].name, U(z), U(owner[z]), U(y), U(vals[j]));
+                         "%s = %llu is reached from origins %llu and %llu (%llu + %llu and %llu + %llu, the "
+                         "tiler's values %llu and %llu)",
+                         p->axes[x].name, U(z), U(owner[z]), U(y), U(owner[z]), U(z - owner[z]), U(y), U(vals[j]),
+                         U(z - owner[z]), U(vals[j]));
                 ok = false;
             }
             in[z] = 1;
