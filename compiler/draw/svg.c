@@ -157,7 +157,7 @@ static void seg(void *ctx, double x0, double y0, double x1, double y1)
 static void outlines(const Pic *pic, const PicPanel *pn, Buf *o)
 {
     static const char *const width[PIC_LEVELS] = {"2.5", "1.2"};
-    for (int l = 0; l < pic->levels; l++) {
+    for (int l = 0; l < pic->levels && l < PIC_LEVELS; l++) {
         buf_printf(o, "<path class=\"tile\" data-level=\"%d\" fill=\"none\" stroke=\"#111\" stroke-width=\"%s\" d=\"", l,
                    pic->levels == 1 ? "2" : width[l]);
         Path pa = {o};

@@ -572,8 +572,12 @@ static Prog *program(const Layout *L)
 /* Parses "type NAME = LIT;" into p: the mapping, or NULL with the first new diagnostic in *msg. */
 static const Map *define(Prog *p, const char *name, const char *lit, const char **msg)
 {
-    char text[4096];
-    snprintf(text, sizeof text, "type %s = %s;\n", name, lit);
+    char text[8192];
+    int len = snprintf(text, sizeof text, "type %s = %s;\n", name, lit);
+    if (len < 0 || (size_t)len >= sizeof text) {
+        *msg = "the literal is longer than the test's buffer";
+        return NULL;
+    }
     int before = p->diags.count;
     prog_parse(p, name, text, strlen(text));
     *msg = NULL;
