@@ -3,6 +3,7 @@
 #include "algebra.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define U(x) ((unsigned long long)(x))
@@ -125,6 +126,55 @@ static bool holds_all_by_digits(const Prog *p, Arena *a, const Map *layout, cons
     return !dense || cover_proved(p, layout, dense);
 }
 
+/* Positions and indices up to which the coverage rule is decided by enumeration rather than by isl, whose set
+ * difference can run for minutes on small layouts of repeated digits (found by fuzz_decls). */
+#define ENUM_COVER_LIMIT (UINT64_C(1) << 22)
+
+/* The lexicographically smallest index over the marked axes that no live cell of layout holds, by running the
+ * interpreter over every position: 1 with it in idx, 0 when every index is held, -1 when the layout or the
+ * index space is past ENUM_COVER_LIMIT or the interpreter cannot decide (the exact decision is then used). */
+static int missing_by_enumeration(const Prog *p, const Map *layout, const bool *axes, uint64_t *idx)
+{
+    uint64_t n = 1;
+    for (int a = 0; a < p->naxes; a++)
+        if (axes[a] && (n = u64_sat_mul(n, p->axes[a].size)) > ENUM_COVER_LIMIT)
+            return -1;
+    if (layout->size > ENUM_COVER_LIMIT)
+        return -1;
+    uint8_t *held = calloc((size_t)n, 1);
+    uint64_t *coord = calloc((size_t)p->naxes + 1, sizeof *coord);
+    Evaluator *ev = held && coord ? eqv_evaluator_new(p) : NULL;
+    int r = ev ? 0 : -1;
+    Cell c = {.coord = coord};
+    for (uint64_t pos = 0; r == 0 && pos < layout->size; pos++) {
+        if (eval_cell(ev, layout, pos, &c) != EVAL_OK) {
+            r = -1;
+            break;
+        }
+        if (c.kind != CELL_LIVE)
+            continue;
+        uint64_t lin = 0; /* the index linearized with the first marked axis major */
+        for (int a = 0; a < p->naxes; a++)
+            if (axes[a])
+                lin = lin * p->axes[a].size + c.coord[a];
+        held[lin] = 1;
+    }
+    for (uint64_t lin = 0; r == 0 && lin < n; lin++)
+        if (!held[lin]) {
+            for (int a = p->naxes - 1; a >= 0; a--) {
+                idx[a] = axes[a] ? lin % p->axes[a].size : 0;
+                if (axes[a])
+                    lin /= p->axes[a].size;
+            }
+            r = 1;
+        }
+    if (ev)
+        eqv_evaluator_free(ev);
+    free(held);
+    free(coord);
+    return r;
+}
+
 bool tensor_check(const Prog *p, MemKind mem, ElemType elem, const Map *const *maps, const bool *axes,
                   const TensorLimits *lim, char *why, size_t size)
 {
@@ -180,7 +230,8 @@ bool tensor_check(const Prog *p, MemKind mem, ElemType elem, const Map *const *m
         parts_text(q, p, mem, maps, u, pos, &t);
     } else if (r == 0 && holds_all_by_digits(p, &scratch, layout, axes)) {
         ok = true; /* proved from the digits: the exact decision below is not needed */
-    } else if (r == 0 && (r = layout_missing_index(q, layout, axes, idx)) > 0) {
+    } else if (r == 0 && ((r = missing_by_enumeration(p, layout, axes, idx)) > 0 ||
+                          (r < 0 && (r = layout_missing_index(q, layout, axes, idx)) > 0))) {
         text_printf(&t, "the tensor holds index ");
         index_text(p, axes, idx, &t);
         text_printf(&t, " nowhere (its layout does not cover its axes)");

@@ -10,7 +10,8 @@
  * tiles, micro-tile, K group, order and grid are consistent and within the DM budget; a tensor passes
  * tensor_check again; every diagnostic formats to its own length. A crash, a sanitizer report, a leak or a
  * broken contract is a finding. Bytes left over after the generator's choices are appended to the text, so
- * mutations also reach the parser's error recovery. */
+ * mutations also reach the parser's error recovery. FUZZ_PRINT=1 writes each generated text to stderr (to read a
+ * finding as a .map file). */
 #include "algebra/algebra.h"
 #include "core/ast.h"
 #include "front/front.h"
@@ -260,6 +261,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(t.buf + t.len, data + c.at, rest);
     t.len += rest;
     t.buf[t.len] = 0;
+    if (getenv("FUZZ_PRINT"))
+        fprintf(stderr, "%s\n", t.buf);
 
     Prog *p = prog_new();
     if (!p)
