@@ -1,9 +1,11 @@
 """test_algebra.py — the Python binding of the layout algebra (python/mapc/algebra.py) through the built libmapc:
 every operation's Mapping against the normal form mapc algebra prints (and the equivalence decision), chained
-calls, the queries, AlgebraError with its code, and the refusals of bad arguments.
+calls, the queries, AlgebraError with its code, the refusals of bad arguments, and docs/python.md's example.
 
 Usage: test_algebra.py   (MAPC_LIBRARY and PYTHONPATH point at the build; prints "N passed, N failed")"""
 
+import os
+import subprocess
 import sys
 
 import mapc
@@ -121,6 +123,16 @@ same(p.coalesce(inv), "m![P % 4, P / 4]", "coalesce of a result")
 check(inv.program is p and len(inv) == 12, "a result is a Mapping of the program with |P| positions")
 p.close()
 raises(ValueError, None, mapc.Program.coalesce, p, "m![A]")
+
+# ---- the guide's example runs as pasted and prints what its comments say ----
+root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(mapc.__file__))))
+text = open(os.path.join(root, "docs", "python.md"), encoding="utf-8").read()
+section = text[text.index("\n## The layout algebra\n"):]
+code = section[section.index("```python\n") + 10:section.index("\n```\n")]
+run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+said = [line.split("# ", 1)[1].strip() for line in code.splitlines() if "print(" in line and "# " in line]
+check(run.returncode == 0 and run.stdout.splitlines() == said and len(said) == 7,
+      "docs/python.md's algebra example prints what it says:\n" + run.stdout + run.stderr)
 
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
