@@ -93,12 +93,20 @@ static int count_arg(int n, int lo, const void *a, const void *b, const void *c,
     return MAPC_OK;
 }
 
+/* The algebra's error of g: MAPC_ERR_NOMEM when the heap ran out, else MAPC_ERR_ALGEBRA with its code. */
+static int alg_error(AlgCtx *g, mapc_algebra_error *err)
+{
+    if (g->code && strcmp(g->code, ALG_ERR_NOMEM) == 0)
+        return fail(err, MAPC_ERR_NOMEM, "", "%s", g->msg);
+    return fail(err, MAPC_ERR_ALGEBRA, g->code ? g->code : ALG_ERR_INTERNAL, "%s", g->msg);
+}
+
 /* Result r of context g as text into *out, or the algebra's error; closes g. */
 static int finish(mapc_program *p, AlgCtx *g, const Map *r, char **out, mapc_algebra_error *err)
 {
     int s;
     if (!r)
-        s = fail(err, MAPC_ERR_ALGEBRA, g->code ? g->code : ALG_ERR_INTERNAL, "%s", g->msg);
+        s = alg_error(g, err);
     else if ((s = api_format_map(p, r, out)) != MAPC_OK)
         fail(err, s, "", "out of memory");
     else
@@ -365,7 +373,7 @@ static int vector_body(mapc_program *p, const char *src, const char *dst, uint64
     uint64_t n = 0;
     int s;
     if (!alg_vector(&g, sm, dm, &n)) {
-        s = fail(err, MAPC_ERR_ALGEBRA, g.code ? g.code : ALG_ERR_INTERNAL, "%s", g.msg);
+        s = alg_error(&g, err);
     } else {
         *width = n;
         s = ok(err);
@@ -394,7 +402,7 @@ static int injective_body(mapc_program *p, const char *e, int *injective, uint64
     uint64_t a = 0, b = 0;
     int s;
     if (!alg_injective(&g, em, &yes, &a, &b)) {
-        s = fail(err, MAPC_ERR_ALGEBRA, g.code ? g.code : ALG_ERR_INTERNAL, "%s", g.msg);
+        s = alg_error(&g, err);
     } else {
         *injective = yes;
         if (p1)
