@@ -88,7 +88,7 @@ bool alg_cells_of(AlgCtx *c, const AlgKeys *k, const Map *m, const char *what, b
     uint64_t *ky = malloc((size_t)m->size * sizeof *ky + 1);
     bool ok = coord && kd && ky;
     if (!ok)
-        alg_fail(c, ALG_ERR_INTERNAL, "out of memory");
+        alg_fail(c, ALG_ERR_NOMEM, "out of memory");
     Cell cell = {.coord = coord};
     for (uint64_t p = 0; ok && p < m->size; p++) {
         if (eval_cell(c->ev, m, p, &cell) != EVAL_OK) {
@@ -154,7 +154,7 @@ bool alg_plan(AlgCtx *c, const Map *src, const Map *dst, AlgVal **out)
     bool ok = alg_cells_of(c, &keys, src, "the source", true, &sk, &sy) &&
               alg_cells_of(c, &keys, dst, "the destination", true, &dk, &dy);
     if (ok && !(ok = alg_table_init(&t, dst->size) && (K = malloc((size_t)src->size * sizeof *K + 1))))
-        alg_fail(c, ALG_ERR_INTERNAL, "out of memory");
+        alg_fail(c, ALG_ERR_NOMEM, "out of memory");
     for (uint64_t q = 0; ok && q < dst->size; q++)
         if (dk[q] == CELL_LIVE) {
             uint64_t h = alg_table_slot(&t, dy[q]);

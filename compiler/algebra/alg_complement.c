@@ -33,7 +33,7 @@ static bool origins(AlgCtx *c, const Map *t, int x, AlgVal **tv, uint64_t **o, u
     bool ok = in && owner && vals && org;
     uint64_t nv = 0, n = 0;
     if (!ok)
-        alg_fail(c, ALG_ERR_INTERNAL, "out of memory");
+        alg_fail(c, ALG_ERR_NOMEM, "out of memory");
     for (uint64_t i = 0; ok && i < t->size; i++)
         if (v[i] >= 0)
             in[v[i]] = 1;
@@ -141,6 +141,8 @@ const Map *alg_complement(AlgCtx *c, const Map *t, int x)
                          c->prog->axes[x].name, tt);
         }
     }
+    if (!v)
+        m = alg_fail(c, ALG_ERR_NOMEM, "out of memory");
     free(v);
     free(o);
     free(tv);
@@ -166,7 +168,7 @@ AlgVal *alg_cover_values(AlgCtx *c, const Map *t, int x, AlgPad kind, uint64_t *
             }
         *norigins = n;
     } else {
-        alg_fail(c, ALG_ERR_INTERNAL, "out of memory");
+        alg_fail(c, ALG_ERR_NOMEM, "out of memory");
     }
     free(o);
     free(tv);

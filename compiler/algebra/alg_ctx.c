@@ -60,7 +60,7 @@ AlgVal *alg_values(AlgCtx *c, const Map *e, int x, const char *what)
     if (!coord || !v) {
         free(coord);
         free(v);
-        return alg_fail(c, ALG_ERR_INTERNAL, "out of memory");
+        return alg_fail(c, ALG_ERR_NOMEM, "out of memory");
     }
     Cell cell = {.coord = coord};
     for (uint64_t p = 0; p < e->size; p++) {

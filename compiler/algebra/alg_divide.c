@@ -60,7 +60,7 @@ const Map *alg_divide(AlgCtx *c, const Map *a, int modes, const int *xs, const M
     /* a's cells as values of its axis (overflow is an error); with several axes, a's positions */
     if ((ax >= 0 && !(av = alg_values(c, a, ax, "the mapping"))) || !(v = malloc((size_t)size * sizeof *v + 1))) {
         if (!c->code)
-            alg_fail(c, ALG_ERR_INTERNAL, "out of memory");
+            alg_fail(c, ALG_ERR_NOMEM, "out of memory");
         goto out;
     }
     for (uint64_t q = 0; q < size; q++) {

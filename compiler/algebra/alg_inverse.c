@@ -35,7 +35,7 @@ const Map *alg_inverse(AlgCtx *c, const Map *e, int p, int k, const int *order, 
     uint64_t *coord = calloc((size_t)pr->naxes + 1, sizeof *coord);
     const Map *r = NULL;
     if (!v || !coord) {
-        alg_fail(c, ALG_ERR_INTERNAL, "out of memory");
+        alg_fail(c, ALG_ERR_NOMEM, "out of memory");
         goto out;
     }
     for (uint64_t i = 0; i < n; i++)

@@ -17,6 +17,8 @@
 #define ALG_ERR_UNEXPRESSIBLE "unexpressible"
 /* A result that has more positions than the operation enumerates (AlgCtx.enum_limit). */
 #define ALG_ERR_TOO_LARGE "too-large"
+/* The heap ran out (the C API's MAPC_ERR_NOMEM). */
+#define ALG_ERR_NOMEM "out-of-memory"
 /* A result that failed its own check: a bug of mapc, never an answer. */
 #define ALG_ERR_INTERNAL "internal"
 

@@ -31,7 +31,7 @@ const Map *alg_product(AlgCtx *c, const Map *a, int x, const Map *b, int y)
     if (!(bv = alg_values(c, b, y, "the layout of the copies")))
         goto out;
     if (!(v = malloc((size_t)size * sizeof *v + 1))) {
-        alg_fail(c, ALG_ERR_INTERNAL, "out of memory");
+        alg_fail(c, ALG_ERR_NOMEM, "out of memory");
         goto out;
     }
     for (uint64_t j = 0; j < b->size; j++)

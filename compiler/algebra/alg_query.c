@@ -20,7 +20,7 @@ const Map *alg_nullspace(AlgCtx *c, const Map *e, int p)
     for (uint64_t i = 0; v && i < e->size; i++)
         if (kd[i] == CELL_LIVE && ky[i] == ky[0])
             v[n++] = (AlgVal)i;
-    const Map *r = v ? alg_fit(c, v, n, p, "the nullspace") : alg_fail(c, ALG_ERR_INTERNAL, "out of memory");
+    const Map *r = v ? alg_fit(c, v, n, p, "the nullspace") : alg_fail(c, ALG_ERR_NOMEM, "out of memory");
     free(v);
     free(kd);
     free(ky);
@@ -54,7 +54,7 @@ bool alg_injective(AlgCtx *c, const Map *e, bool *yes, uint64_t *p1, uint64_t *p
             t.pos[h] = p;
     }
     if (!ok)
-        alg_fail(c, ALG_ERR_INTERNAL, "out of memory");
+        alg_fail(c, ALG_ERR_NOMEM, "out of memory");
     alg_table_free(&t);
     free(kd);
     free(ky);

@@ -17,13 +17,14 @@ from .jit import Jit
 from .kernel import Kernel
 from .mapping import Cells, Mapping
 from .movement import Dma, MovementError, Sequence, dma_cost
+from .algebra import AlgebraError  # Program.compose, .complement, ...: the layout algebra
 from .program import KINDS, Cell, Counterexample, Place, Program, compile, compile_file
 from .interop import FORMATS as EXPORT_FORMATS  # Program.export, layouts of other systems
 
 __version__ = lib.mapc_version().decode()
 has_draw = hasattr(lib, "mapc_draw")
 
-__all__ = ["ArgumentError", "BackendError", "Cell", "Cells", "CompileError", "Counterexample", "Jit", "KINDS", "Kernel",
+__all__ = ["AlgebraError", "ArgumentError", "BackendError", "Cell", "Cells", "CompileError", "Counterexample", "Jit", "KINDS", "Kernel",
            "Dma", "MovementError", "Sequence", "dma_cost",
            "Mapping", "MapcError", "NotFoundError", "Place", "Program", "UndecidedError", "compile", "compile_file",
            "find_library", "has_draw", "EXPORT_FORMATS"]
