@@ -30,20 +30,10 @@ typedef struct Fit {
     const Map *found;
 } Fit;
 
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-    while (b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* lcm(a, b) into *out; false past 2^62. */
 static bool lcm(uint64_t a, uint64_t b, uint64_t *out)
 {
-    uint64_t g = gcd(a, b), q = a / g;
+    uint64_t g = u64_gcd(a, b), q = a / g;
     if (q && b > (UINT64_C(1) << 62) / q)
         return false;
     *out = q * b;

@@ -173,6 +173,16 @@ static inline bool u64_mul(uint64_t a, uint64_t b, uint64_t *out) { return !__bu
 static inline uint64_t u64_sat_add(uint64_t a, uint64_t b) { uint64_t r; return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r; }
 /* a * b, saturating at UINT64_MAX. */
 static inline uint64_t u64_sat_mul(uint64_t a, uint64_t b) { uint64_t r; return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r; }
+/* The greatest common divisor of a and b (gcd(a, 0) = a). */
+static inline uint64_t u64_gcd(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
 /* Parses the len characters at s as a number, decimal or 0x hex (the language's literals), into *out; false for
  * anything else (empty, a sign, other characters, a value past 2^64 - 1). */
 static inline bool u64_parse(const char *s, size_t len, uint64_t *out)

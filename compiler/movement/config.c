@@ -74,16 +74,6 @@ static void coalesce(MvSeq *s)
     s->ncfg = s->cfg_time + merge(s->raw + s->raw_time, s->nraw - s->raw_time, s->cfg + s->cfg_time);
 }
 
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-    while (b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* The largest divisor of access whose bytes (of bits-wide elements) are 1, 2, 4, 8, 16 or 32; 0 if none. */
 static uint64_t read_size(uint64_t access, unsigned bits)
 {
@@ -109,7 +99,7 @@ MvCode mv_seq_finish(MvSeq *s, MvDiag *d)
         return mv_fail(d, MV_TOO_MANY_ENTRIES, "%d entries after merging (%s; time %d, packet %d) exceed the %d of a "
                        "sequencer", s->ncfg, cfg, s->cfg_time, s->ncfg - s->cfg_time, MV_MAX_ENTRIES);
     s->run = mv_contiguous_run(s->cfg, s->ncfg);
-    s->access = gcd(s->packet, s->run);
+    s->access = u64_gcd(s->packet, s->run);
     if (s->ncfg > 0 && s->access != 1) {
         MvEntry in = s->cfg[s->ncfg - 1];
         if (!((in.s == 0 || in.s == 1) && in.n % s->access == 0))

@@ -1,6 +1,8 @@
 /* gemm_check.c — the GEMM validation prelude over strided views: types, shapes, bounds, aliasing. */
 #include "gemm.h"
 
+#include "core/base.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -81,16 +83,6 @@ static bool view_extent(const GemmView *v, uint64_t *elems)
     return true;
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-    while (b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* Whether (i, j) -> i*rs + j*cs is injective on [0, rows) x [0, cols) (strides non-negative).
  * Exact: two cells collide iff some (di, dj) != 0 with |di| < rows, |dj| < cols has
  * di*rs == dj*cs. With a zero stride on an extent > 1 that is (1, 0) or (0, 1); with both strides
@@ -105,7 +97,7 @@ static bool view_injective(const GemmView *v)
         return v->rs != 0;
     if (v->rs == 0 || v->cs == 0)
         return false;
-    uint64_t rs = (uint64_t)v->rs, cs = (uint64_t)v->cs, g = gcd64(rs, cs);
+    uint64_t rs = (uint64_t)v->rs, cs = (uint64_t)v->cs, g = u64_gcd(rs, cs);
     return !(cs / g < v->rows && rs / g < v->cols);
 }
 
